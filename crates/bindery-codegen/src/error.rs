@@ -1,0 +1,116 @@
+//! The error type of codegen: every kind names the file or argument it is about.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What went wrong while scanning, reading, compressing or writing, with the path involved.
+///
+/// ```
+/// use bindery_codegen::{Error, Options};
+///
+/// let error = Options::new("no/such/folder").build().unwrap_err();
+/// assert!(matches!(error, Error::MissingFolder { .. }));
+/// assert_eq!(error.to_string(), "folder `no/such/folder` does not exist");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The folder to embed does not exist.
+    #[error("folder `{}` does not exist", path.display())]
+    MissingFolder {
+        /// The folder asked for.
+        path: PathBuf,
+    },
+    /// The path to embed exists but is not a folder.
+    #[error("`{}` is not a folder", path.display())]
+    NotAFolder {
+        /// The path asked for.
+        path: PathBuf,
+    },
+    /// A file or folder could not be read (permissions, a dangling symlink, an I/O error).
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// Following symlinks led back to a folder already being walked.
+    #[error("symlink loop: `{}` leads back to `{}`", path.display(), ancestor.display())]
+    SymlinkLoop {
+        /// The link that closes the loop.
+        path: PathBuf,
+        /// The folder it leads back to.
+        ancestor: PathBuf,
+    },
+    /// A file name is not valid UTF-8, so it cannot become a catalog path.
+    #[error("`{}`: the name is not valid UTF-8", path.display())]
+    NonUtf8Name {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file name holds a character catalog paths cannot carry (a backslash).
+    #[error("`{}`: {reason}", path.display())]
+    UnsupportedName {
+        /// The file.
+        path: PathBuf,
+        /// Why the name is refused.
+        reason: &'static str,
+    },
+    /// Two files would have the same catalog path.
+    #[error("`{}` and `{}` both map to `{key}`", first.display(), second.display())]
+    DuplicatePath {
+        /// The path in the catalog.
+        key: String,
+        /// The first file.
+        first: PathBuf,
+        /// The second file.
+        second: PathBuf,
+    },
+    /// An include or exclude pattern is not a valid glob.
+    #[error("invalid glob `{glob}`: {message}")]
+    Glob {
+        /// The pattern as given.
+        glob: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The path prefix is not a clean relative path.
+    #[error("invalid prefix `{prefix}`: {reason}")]
+    Prefix {
+        /// The prefix as given.
+        prefix: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// The gzip level is outside 0..=9.
+    #[error("invalid gzip level {level}: expected 0 to 9")]
+    Level {
+        /// The level as given.
+        level: u32,
+    },
+    /// Writing a file (a cached blob, generated output) failed.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Write {
+        /// The file being written.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn read(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Read {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn write(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Write {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! Build-time half of bindery: scan a folder, hash, compress and emit a `Catalog`.
+//!
+//! One implementation serves every front door: the `bindery::embed!` proc-macro turns a
+//! [`Manifest`] into tokens with [`emit::catalog`], the `cargo xtask embed` generator into a
+//! readable module with [`render::module`], and build scripts call [`track`] so that cargo
+//! rebuilds when the folder changes.
+//!
+//! ```
+//! use bindery_codegen::{Mode, Options, Stored};
+//!
+//! let manifest = Options::new("../../assets/fixtures").mode(Mode::Gzip).build().unwrap();
+//! let page = manifest.entries.iter().find(|entry| entry.path == "index.html").unwrap();
+//! assert!(matches!(page.stored, Stored::Gzip { .. }));
+//! ```
+
+mod compress;
+pub mod emit;
+mod error;
+mod manifest;
+mod options;
+pub mod render;
+pub mod scan;
+mod track;
+
+pub use compress::{MIN_SAVING_PERCENT, default_cache_dir};
+pub use error::Error;
+pub use manifest::{Entry, Manifest, Stored};
+pub use options::{DEFAULT_LEVEL, Mode, Options, normalise_prefix};
+pub use track::track;

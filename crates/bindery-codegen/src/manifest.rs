@@ -1,0 +1,202 @@
+//! The model both front doors emit from: every file with its hash, ETag, mime type and storage.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use crate::compress::{self, Compressed};
+use crate::scan::{self, Filter};
+use crate::{Error, Mode, Options};
+
+/// Everything known about a folder at build time, in catalog order.
+///
+/// ```
+/// let manifest = bindery_codegen::Options::new("../../assets/fixtures").build().unwrap();
+/// let hello = manifest.entries.iter().find(|entry| entry.path == "hello.txt").unwrap();
+/// assert_eq!(hello.len, 16);
+/// assert_eq!(hello.mime, "text/plain");
+/// assert_eq!(hello.content_type, "text/plain; charset=utf-8");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// The mode the catalog is built in.
+    pub mode: Mode,
+    /// The folder that was scanned, as given.
+    pub root: PathBuf,
+    /// The normalised prefix put before every path (`""` or ending in `/`).
+    pub prefix: String,
+    /// The files, sorted by path.
+    pub entries: Vec<Entry>,
+}
+
+/// One file of a [`Manifest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The catalog path: prefix plus the path relative to the folder.
+    pub path: String,
+    /// The file on disk.
+    pub source: PathBuf,
+    /// Uncompressed length in bytes.
+    pub len: u64,
+    /// BLAKE3 hash of the contents, in hex.
+    pub hash: String,
+    /// Strong ETag of the uncompressed contents, quoted.
+    pub etag: String,
+    /// Media type guessed from the name.
+    pub mime: String,
+    /// `Content-Type` value: the media type, with `; charset=utf-8` for text.
+    pub content_type: String,
+    /// Modification time in seconds since the Unix epoch, when asked for.
+    pub modified: Option<u64>,
+    /// How the bytes are stored.
+    pub stored: Stored,
+}
+
+/// Whether an entry's bytes are stored as they are or as a gzip blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored {
+    /// The source file's bytes.
+    Raw,
+    /// A gzip blob in the cache.
+    Gzip {
+        /// The cached blob's path.
+        blob: PathBuf,
+        /// Its length in bytes.
+        len: u64,
+        /// Strong ETag of the gzip representation, distinct from the entry's ETag.
+        etag: String,
+    },
+}
+
+impl Entry {
+    /// The file holding the bytes the binary stores: the source, or the gzip blob.
+    pub fn stored_path(&self) -> &Path {
+        match &self.stored {
+            Stored::Raw => &self.source,
+            Stored::Gzip { blob, .. } => blob,
+        }
+    }
+}
+
+pub(crate) fn build(options: &Options) -> Result<Manifest, Error> {
+    let prefix = options.normalised_prefix()?;
+    if options.mode == Mode::Gzip && options.level > 9 {
+        return Err(Error::Level {
+            level: options.level,
+        });
+    }
+    let filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
+    let mut manifest = Manifest {
+        mode: options.mode,
+        root: options.root.clone(),
+        prefix,
+        entries: Vec::new(),
+    };
+    match std::fs::metadata(&options.root) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return if options.allow_missing {
+                Ok(manifest)
+            } else {
+                Err(Error::MissingFolder {
+                    path: options.root.clone(),
+                })
+            };
+        }
+        Err(error) => return Err(Error::read(&options.root, error)),
+        Ok(metadata) if !metadata.is_dir() => {
+            return Err(Error::NotAFolder {
+                path: options.root.clone(),
+            });
+        }
+        Ok(_) => {}
+    }
+    let cache_dir = match &options.cache_dir {
+        Some(dir) => dir.clone(),
+        None => crate::default_cache_dir(&options.root),
+    };
+    for found in scan::scan(&options.root, &filter)? {
+        let (len, hash) = hash_file(&found.source)?;
+        let stored = match options.mode {
+            Mode::Gzip => {
+                match compress::gzip_cached(&found.source, &hash, len, options.level, &cache_dir)? {
+                    Compressed::Blob { path, len } => Stored::Gzip {
+                        blob: path,
+                        len,
+                        etag: format!("\"{}-gz\"", &hash[..32]),
+                    },
+                    Compressed::NotWorthIt => Stored::Raw,
+                }
+            }
+            Mode::Static | Mode::Copy => Stored::Raw,
+        };
+        let modified = if options.modified {
+            modified_seconds(&found.source)?
+        } else {
+            None
+        };
+        let path = format!("{}{}", manifest.prefix, found.relative);
+        let mime = mime_guess::from_path(&found.relative)
+            .first_raw()
+            .unwrap_or("application/octet-stream");
+        manifest.entries.push(Entry {
+            content_type: content_type(mime),
+            mime: mime.to_owned(),
+            etag: format!("\"{}\"", &hash[..32]),
+            path,
+            source: found.source,
+            len,
+            hash,
+            modified,
+            stored,
+        });
+    }
+    Ok(manifest)
+}
+
+/// Streams the file through BLAKE3: large assets are never held in memory whole.
+fn hash_file(path: &Path) -> Result<(u64, String), Error> {
+    let mut file = File::open(path).map_err(|error| Error::read(path, error))?;
+    let mut hasher = blake3::Hasher::new();
+    let mut buffer = vec![0; 256 * 1024];
+    let mut len = 0u64;
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(Error::read(path, error)),
+        };
+        hasher.update(&buffer[..read]);
+        len += read as u64;
+    }
+    Ok((len, hasher.finalize().to_hex().to_string()))
+}
+
+fn modified_seconds(path: &Path) -> Result<Option<u64>, Error> {
+    let modified = std::fs::metadata(path)
+        .and_then(|metadata| metadata.modified())
+        .map_err(|error| Error::read(path, error))?;
+    Ok(modified
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .map(|since| since.as_secs()))
+}
+
+/// Text types get an explicit charset so browsers never sniff one.
+fn content_type(mime: &str) -> String {
+    let is_text = mime.starts_with("text/")
+        || matches!(
+            mime,
+            "application/javascript"
+                | "application/json"
+                | "application/xml"
+                | "application/manifest+json"
+                | "image/svg+xml"
+        );
+    if is_text {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_owned()
+    }
+}

@@ -1,0 +1,226 @@
+//! What to embed and how: the mode and the options shared by the macro, the xtask and build scripts.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use crate::{Error, Manifest};
+
+/// How the catalog stores its files; mirrors `bindery::Mode`.
+///
+/// ```
+/// use bindery_codegen::Mode;
+/// assert_eq!("copy".parse::<Mode>().unwrap(), Mode::Copy);
+/// assert_eq!(Mode::Gzip.to_string(), "gzip");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Raw bytes, lent out without a copy.
+    #[default]
+    Static,
+    /// Gzip-compressed at build time.
+    Gzip,
+    /// Raw bytes, copied on every read.
+    Copy,
+}
+
+impl Mode {
+    /// Every mode, in the order the docs list them.
+    pub const ALL: [Mode; 3] = [Mode::Static, Mode::Gzip, Mode::Copy];
+
+    /// The mode's name: `static`, `gzip` or `copy`.
+    ///
+    /// ```
+    /// assert_eq!(bindery_codegen::Mode::Static.as_str(), "static");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Mode::Static => "static",
+            Mode::Gzip => "gzip",
+            Mode::Copy => "copy",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        Mode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+            .ok_or_else(|| format!("unknown mode `{name}` (expected static, gzip or copy)"))
+    }
+}
+
+/// The gzip level used unless another is asked for: the best compression, paid once per file
+/// content thanks to the blob cache.
+pub const DEFAULT_LEVEL: u32 = 9;
+
+/// Options for building a [`Manifest`] from a folder.
+///
+/// ```
+/// use bindery_codegen::{Mode, Options};
+///
+/// let manifest = Options::new("../../assets/fixtures")
+///     .mode(Mode::Static)
+///     .include("**/*.txt")
+///     .exclude("deep/**")
+///     .prefix("static")
+///     .build()
+///     .unwrap();
+/// assert!(manifest.entries.iter().all(|entry| entry.path.starts_with("static/")));
+/// assert!(manifest.entries.iter().all(|entry| entry.path.ends_with(".txt")));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub(crate) root: PathBuf,
+    pub(crate) mode: Mode,
+    pub(crate) include: Vec<String>,
+    pub(crate) exclude: Vec<String>,
+    pub(crate) prefix: String,
+    pub(crate) include_hidden: bool,
+    pub(crate) modified: bool,
+    pub(crate) level: u32,
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) allow_missing: bool,
+}
+
+impl Options {
+    /// Options to embed the folder `root` in `static` mode, with every non-hidden file.
+    ///
+    /// ```
+    /// let options = bindery_codegen::Options::new("assets/spa");
+    /// assert_eq!(options.root(), std::path::Path::new("assets/spa"));
+    /// ```
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Options {
+            root: root.into(),
+            mode: Mode::Static,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            prefix: String::new(),
+            include_hidden: false,
+            modified: false,
+            level: DEFAULT_LEVEL,
+            cache_dir: None,
+            allow_missing: false,
+        }
+    }
+
+    /// The folder to embed.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Sets the mode.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Adds an include glob, matched against paths relative to the folder (`*` also crosses `/`).
+    /// With no include glob every file is included.
+    pub fn include(mut self, glob: impl Into<String>) -> Self {
+        self.include.push(glob.into());
+        self
+    }
+
+    /// Adds an exclude glob; a file matching any exclude glob is left out even if included.
+    pub fn exclude(mut self, glob: impl Into<String>) -> Self {
+        self.exclude.push(glob.into());
+        self
+    }
+
+    /// Puts `prefix` (a clean relative path, `/` added if missing) before every catalog path.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Includes files and folders whose name starts with `.` (left out by default).
+    pub fn include_hidden(mut self, include_hidden: bool) -> Self {
+        self.include_hidden = include_hidden;
+        self
+    }
+
+    /// Records each file's modification time (off by default, so builds are reproducible).
+    pub fn modified(mut self, modified: bool) -> Self {
+        self.modified = modified;
+        self
+    }
+
+    /// Sets the gzip level, 0 to 9 ([`DEFAULT_LEVEL`] by default).
+    pub fn level(mut self, level: u32) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// Sets where compressed blobs are cached (see [`default_cache_dir`](crate::default_cache_dir)).
+    pub fn cache_dir(mut self, cache_dir: impl Into<PathBuf>) -> Self {
+        self.cache_dir = Some(cache_dir.into());
+        self
+    }
+
+    /// Lets a missing folder give an empty catalog instead of an error (a front end not built yet).
+    pub fn allow_missing(mut self, allow_missing: bool) -> Self {
+        self.allow_missing = allow_missing;
+        self
+    }
+
+    /// Scans the folder and builds the manifest: see [`Manifest`].
+    pub fn build(&self) -> Result<Manifest, Error> {
+        crate::manifest::build(self)
+    }
+
+    /// The prefix in its normal form (`""` or ending in `/`), or why it is refused.
+    pub(crate) fn normalised_prefix(&self) -> Result<String, Error> {
+        normalise_prefix(&self.prefix)
+    }
+}
+
+/// Checks a catalog path prefix and gives it its normal form: `""` or a clean relative path
+/// ending in `/`.
+///
+/// ```
+/// use bindery_codegen::normalise_prefix;
+/// assert_eq!(normalise_prefix("static").unwrap(), "static/");
+/// assert_eq!(normalise_prefix("a/b/").unwrap(), "a/b/");
+/// assert_eq!(normalise_prefix("").unwrap(), "");
+/// assert!(normalise_prefix("../up").is_err());
+/// ```
+pub fn normalise_prefix(prefix: &str) -> Result<String, Error> {
+    let refuse = |reason| {
+        Err(Error::Prefix {
+            prefix: prefix.to_owned(),
+            reason,
+        })
+    };
+    let trimmed = prefix.strip_suffix('/').unwrap_or(prefix);
+    if trimmed.is_empty() {
+        return if prefix.is_empty() {
+            Ok(String::new())
+        } else {
+            refuse("it must be relative")
+        };
+    }
+    if trimmed.starts_with('/') {
+        return refuse("it must be relative");
+    }
+    if trimmed.contains(['\\', '\0']) {
+        return refuse("it must not hold backslashes or NUL");
+    }
+    if trimmed
+        .split('/')
+        .any(|segment| segment.is_empty() || segment == "." || segment == "..")
+    {
+        return refuse("it must not hold empty, `.` or `..` segments");
+    }
+    Ok(format!("{trimmed}/"))
+}

@@ -1,0 +1,50 @@
+//! Source text from a [`Manifest`]: the readable module `cargo xtask embed` writes.
+
+use proc_macro2::Ident;
+use quote::quote;
+
+use crate::Manifest;
+use crate::emit::{self, Locator};
+
+/// Renders a module defining `pub static <name>: bindery::Catalog`, formatted, headed by `header`
+/// (written as `//` comment lines: say what regenerates the file).
+///
+/// Returns `None` when `name` is not a valid Rust identifier.
+///
+/// ```
+/// use bindery_codegen::{Options, emit::Locator, render::module};
+/// let root = std::path::absolute("../../assets/fixtures").unwrap();
+/// let manifest = Options::new(&root).include("hello.txt").build().unwrap();
+/// let locator = Locator::Module { module_dir: root.clone(), blob_dir: root.join("bindata"), manifest_dir: None };
+/// let text = module(&manifest, &locator, "ASSETS", "generated: do not edit").unwrap();
+/// assert!(text.starts_with("// generated: do not edit\n"));
+/// assert!(text.contains("pub static ASSETS: ::bindery::Catalog"));
+/// assert!(text.contains(r#"include_bytes!("hello.txt")"#));
+/// ```
+pub fn module(manifest: &Manifest, locator: &Locator, name: &str, header: &str) -> Option<String> {
+    let name: Ident = syn::parse_str(name).ok()?;
+    let catalog = emit::catalog(manifest, locator);
+    let doc = format!(
+        " {} files embedded in `{}` mode.",
+        manifest.entries.len(),
+        manifest.mode
+    );
+    let tokens = quote! {
+        #[doc = #doc]
+        #[rustfmt::skip]
+        pub static #name: ::bindery::Catalog = #catalog;
+    };
+    let file: syn::File = syn::parse2(tokens).ok()?;
+    let mut text = String::new();
+    for line in header.lines() {
+        text.push_str("//");
+        if !line.is_empty() {
+            text.push(' ');
+            text.push_str(line);
+        }
+        text.push('\n');
+    }
+    text.push('\n');
+    text.push_str(&prettyplease::unparse(&file));
+    Some(text)
+}

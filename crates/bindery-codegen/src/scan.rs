@@ -1,0 +1,169 @@
+//! Walking the folder: a deterministic, sorted list of the files to embed.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use walkdir::WalkDir;
+
+use crate::Error;
+
+/// One file found by [`scan`]: its path relative to the folder (`/`-separated) and on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Relative path, `/`-separated, valid UTF-8, without the catalog prefix.
+    pub relative: String,
+    /// Where the file is on disk (under the folder, through any symlinks).
+    pub source: PathBuf,
+}
+
+/// Which files of the folder to keep: include and exclude globs, hidden files.
+///
+/// ```
+/// use bindery_codegen::scan::Filter;
+/// let filter = Filter::new(&["**/*.html".into()], &["drafts/**".into()], false).unwrap();
+/// assert!(filter.is_match("index.html"));
+/// assert!(!filter.is_match("drafts/index.html"));
+/// assert!(!filter.is_match("app.js"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Filter {
+    include: Option<GlobSet>,
+    exclude: GlobSet,
+    include_hidden: bool,
+}
+
+/// Compiles one glob the way [`Filter`] does, so callers can point at the faulty one.
+///
+/// ```
+/// assert!(bindery_codegen::scan::compile_glob("**/*.css").is_ok());
+/// assert!(bindery_codegen::scan::compile_glob("a[").is_err());
+/// ```
+pub fn compile_glob(pattern: &str) -> Result<Glob, Error> {
+    GlobBuilder::new(pattern)
+        .backslash_escape(true)
+        .build()
+        .map_err(|error| Error::Glob {
+            glob: pattern.to_owned(),
+            message: error.kind().to_string(),
+        })
+}
+
+fn compile_set(patterns: &[String]) -> Result<GlobSet, Error> {
+    let mut set = GlobSetBuilder::new();
+    for pattern in patterns {
+        set.add(compile_glob(pattern)?);
+    }
+    set.build().map_err(|error| Error::Glob {
+        glob: patterns.join(", "),
+        message: error.to_string(),
+    })
+}
+
+impl Filter {
+    /// Builds a filter; an empty `include` list includes everything. Exclude wins over include.
+    pub fn new(include: &[String], exclude: &[String], include_hidden: bool) -> Result<Self, Error> {
+        Ok(Filter {
+            include: if include.is_empty() {
+                None
+            } else {
+                Some(compile_set(include)?)
+            },
+            exclude: compile_set(exclude)?,
+            include_hidden,
+        })
+    }
+
+    /// Whether a file at this relative path is kept.
+    pub fn is_match(&self, relative: &str) -> bool {
+        let is_included = self.include.as_ref().is_none_or(|set| set.is_match(relative));
+        is_included && !self.exclude.is_match(relative)
+    }
+
+    fn is_hidden(&self, name: &std::ffi::OsStr) -> bool {
+        !self.include_hidden && name.as_encoded_bytes().first() == Some(&b'.')
+    }
+}
+
+/// Lists the files under `root` that `filter` keeps, sorted by relative path.
+///
+/// Symlinks are followed; a loop is an error, as is a dangling link, an unreadable folder, a name
+/// that is not UTF-8 or that holds a backslash, and anything that is not a regular file.
+///
+/// ```
+/// use bindery_codegen::scan::{Filter, scan};
+/// let filter = Filter::new(&[], &[], false).unwrap();
+/// let found = scan("../../assets/fixtures".as_ref(), &filter).unwrap();
+/// assert!(found.windows(2).all(|pair| pair[0].relative < pair[1].relative));
+/// ```
+pub fn scan(root: &Path, filter: &Filter) -> Result<Vec<Found>, Error> {
+    let walker = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || !filter.is_hidden(entry.file_name()));
+    let mut found = Vec::new();
+    for entry in walker {
+        let entry = entry.map_err(|error| walk_error(root, error))?;
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let relative = relative_key(root, entry.path())?;
+        if !filter.is_match(&relative) {
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            return Err(Error::read(
+                entry.path(),
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
+            ));
+        }
+        found.push(Found {
+            relative,
+            source: entry.into_path(),
+        });
+    }
+    found.sort_by(|left, right| left.relative.cmp(&right.relative));
+    if let Some(pair) = found.windows(2).find(|pair| pair[0].relative == pair[1].relative) {
+        return Err(Error::DuplicatePath {
+            key: pair[0].relative.clone(),
+            first: pair[0].source.clone(),
+            second: pair[1].source.clone(),
+        });
+    }
+    Ok(found)
+}
+
+fn walk_error(root: &Path, error: walkdir::Error) -> Error {
+    let path = error.path().unwrap_or(root).to_path_buf();
+    if let Some(ancestor) = error.loop_ancestor() {
+        return Error::SymlinkLoop {
+            path,
+            ancestor: ancestor.to_path_buf(),
+        };
+    }
+    let source = error
+        .into_io_error()
+        .unwrap_or_else(|| std::io::Error::other("cannot walk folder"));
+    Error::read(path, source)
+}
+
+fn relative_key(root: &Path, path: &Path) -> Result<String, Error> {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let mut key = String::new();
+    for component in relative.components() {
+        let name = component.as_os_str().to_str().ok_or_else(|| Error::NonUtf8Name {
+            path: path.to_path_buf(),
+        })?;
+        if name.contains('\\') {
+            return Err(Error::UnsupportedName {
+                path: path.to_path_buf(),
+                reason: "backslashes cannot appear in catalog paths",
+            });
+        }
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(name);
+    }
+    Ok(key)
+}

@@ -1,0 +1,90 @@
+//! What generated code calls. Not a public API: it changes without notice.
+
+use crate::{Catalog, EmbeddedFile, Mode};
+
+/// Everything codegen knows about one file, as named fields so generated modules stay readable.
+#[derive(Debug, Clone, Copy)]
+pub struct FileSpec {
+    pub path: &'static str,
+    pub bytes: &'static [u8],
+    pub len: usize,
+    pub etag: &'static str,
+    pub gzip_etag: Option<&'static str>,
+    pub mime: &'static str,
+    pub content_type: &'static str,
+    pub modified: Option<u64>,
+}
+
+/// Builds one file. Raw files must be exactly `len` bytes long: checked while compiling.
+pub const fn file(spec: FileSpec) -> EmbeddedFile {
+    assert!(
+        spec.gzip_etag.is_some() || spec.bytes.len() == spec.len,
+        "bindery: a raw file's bytes do not match its recorded length; regenerate the catalog"
+    );
+    EmbeddedFile {
+        path: spec.path,
+        stored: spec.bytes,
+        len: spec.len,
+        etag: spec.etag,
+        gzip_etag: spec.gzip_etag,
+        mime: spec.mime,
+        content_type: spec.content_type,
+        modified: spec.modified,
+    }
+}
+
+/// Builds a catalog. Paths must be strictly increasing (lookups binary-search them): checked
+/// while compiling, so an out-of-order table can never ship.
+pub const fn catalog(
+    mode: Mode,
+    prefix: &'static str,
+    dev_root: Option<&'static str>,
+    files: &'static [EmbeddedFile],
+) -> Catalog {
+    let mut index = 1;
+    while index < files.len() {
+        assert!(
+            is_less(files[index - 1].path.as_bytes(), files[index].path.as_bytes()),
+            "bindery: catalog paths are not sorted and unique; regenerate the catalog"
+        );
+        index += 1;
+    }
+    Catalog {
+        mode,
+        prefix,
+        files,
+        dev_root,
+    }
+}
+
+const fn is_less(left: &[u8], right: &[u8]) -> bool {
+    let mut index = 0;
+    while index < left.len() && index < right.len() {
+        if left[index] != right[index] {
+            return left[index] < right[index];
+        }
+        index += 1;
+    }
+    left.len() < right.len()
+}
+
+/// The folder a catalog reads from in dev mode: `Some(path)` with the `dev` feature in builds with
+/// debug assertions, `None` (and no path in the binary) otherwise.
+#[cfg(all(feature = "dev", debug_assertions))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_dev_root {
+    ($root:expr) => {
+        ::core::option::Option::Some($root)
+    };
+}
+
+/// The folder a catalog reads from in dev mode: `None` without the `dev` feature.
+#[cfg(not(all(feature = "dev", debug_assertions)))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_dev_root {
+    ($root:expr) => {
+        ::core::option::Option::None
+    };
+}

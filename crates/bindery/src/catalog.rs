@@ -1,0 +1,205 @@
+//! The catalog: a sorted table of embedded files, built at compile time, searched at run time.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use crate::{Dir, EmbeddedFile, Error, Mode, dev, lookup};
+
+/// A folder of files embedded at build time, ready to be read without any start-up work.
+///
+/// A catalog is built by [`embed!`](crate::embed) or by a module that `cargo xtask embed`
+/// generated, and lives in a `static`. Lookups are a binary search over paths sorted at build
+/// time: no allocation, no hashing, nothing to initialise.
+///
+/// ```
+/// use bindery::{Catalog, Mode};
+///
+/// static ASSETS: Catalog = bindery::embed!("../../assets/fixtures", mode = "copy");
+///
+/// assert_eq!(ASSETS.mode(), Mode::Copy);
+/// assert!(ASSETS.len() > 5);
+/// assert!(ASSETS.get("no/such/file").is_none());
+/// let paths: Vec<&str> = ASSETS.iter().map(|file| file.path()).collect();
+/// assert!(paths.is_sorted());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Catalog {
+    pub(crate) mode: Mode,
+    pub(crate) prefix: &'static str,
+    pub(crate) files: &'static [EmbeddedFile],
+    pub(crate) dev_root: Option<&'static str>,
+}
+
+impl Catalog {
+    /// A catalog with no files, in the given mode.
+    ///
+    /// ```
+    /// const NOTHING: bindery::Catalog = bindery::Catalog::empty(bindery::Mode::Static);
+    /// assert!(NOTHING.is_empty());
+    /// assert!(NOTHING.get("index.html").is_none());
+    /// ```
+    pub const fn empty(mode: Mode) -> Self {
+        Catalog {
+            mode,
+            prefix: "",
+            files: &[],
+            dev_root: None,
+        }
+    }
+
+    /// The contents of the file at `path`, read the way the catalog's [`Mode`] says:
+    /// borrowed in `static` mode, decompressed in `gzip` mode, copied in `copy` mode.
+    ///
+    /// One leading `/` is accepted. Paths with `.` or `..` segments, backslashes, NUL bytes or
+    /// empty segments find nothing.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// static STATIC: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// static COPY: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "copy");
+    ///
+    /// assert!(matches!(STATIC.get("hello.txt"), Some(Cow::Borrowed(_))));
+    /// assert!(matches!(COPY.get("hello.txt"), Some(Cow::Owned(_))));
+    /// assert!(STATIC.get("../hello.txt").is_none());
+    /// ```
+    pub fn get(&self, path: &str) -> Option<Cow<'static, [u8]>> {
+        if let Some(root) = self.dev_root {
+            return dev::read(root, self.prefix, path).map(Cow::Owned);
+        }
+        let file = self.file(path)?;
+        match self.mode {
+            Mode::Static | Mode::Gzip => file.contents().ok(),
+            Mode::Copy => Some(Cow::Owned(file.contents().ok()?.into_owned())),
+        }
+    }
+
+    /// The file at `path` with its metadata, or `None`. The same paths are accepted as by
+    /// [`get`](Self::get).
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let logo = ASSETS.file("images/logo.svg").unwrap();
+    /// assert_eq!(logo.mime(), "image/svg+xml");
+    /// ```
+    pub fn file(&self, path: &str) -> Option<&'static EmbeddedFile> {
+        let key = lookup::normalise(path)?;
+        let files = self.files;
+        files
+            .binary_search_by(|file| file.path.cmp(key))
+            .ok()
+            .map(|index| &files[index])
+    }
+
+    /// Every file, sorted by path.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let total: usize = ASSETS.iter().map(|file| file.len()).sum();
+    /// assert!(total > 0);
+    /// ```
+    pub fn iter(&self) -> std::slice::Iter<'static, EmbeddedFile> {
+        self.files.iter()
+    }
+
+    /// The number of files.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(ASSETS.len(), ASSETS.iter().count());
+    /// ```
+    pub const fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether the catalog holds no files.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert!(!ASSETS.is_empty());
+    /// ```
+    pub const fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The mode the catalog was built in.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// assert_eq!(ASSETS.mode(), bindery::Mode::Gzip);
+    /// ```
+    pub const fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The prefix put before every path at build time (`""` when none was asked for).
+    ///
+    /// ```
+    /// static PREFIXED: bindery::Catalog =
+    ///     bindery::embed!("../../assets/fixtures", prefix = "static/");
+    /// assert_eq!(PREFIXED.prefix(), "static/");
+    /// assert!(PREFIXED.get("static/hello.txt").is_some());
+    /// ```
+    pub const fn prefix(&self) -> &'static str {
+        self.prefix
+    }
+
+    /// The direct entries of the folder `path` (`""` or `"/"` for the top): files and sub-folders,
+    /// in path order. A path that is not a folder of the catalog gives an empty listing.
+    ///
+    /// ```
+    /// use bindery::DirEntry;
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let names: Vec<String> = ASSETS
+    ///     .dir("deep/a")
+    ///     .map(|entry| match entry {
+    ///         DirEntry::File(file) => file.path().to_owned(),
+    ///         DirEntry::Dir(path) => format!("{path}/"),
+    ///     })
+    ///     .collect();
+    /// assert_eq!(names, ["deep/a/b/"]);
+    /// ```
+    pub fn dir(&self, path: &str) -> Dir {
+        Dir::new(self.files, path)
+    }
+
+    /// Writes every file under `target`, creating folders as needed, like go-bindata's
+    /// `RestoreAssets`. Existing files are overwritten.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let target = tempfile::tempdir().unwrap();
+    /// ASSETS.restore(target.path()).unwrap();
+    /// let restored = std::fs::read(target.path().join("hello.txt")).unwrap();
+    /// assert_eq!(restored, b"Hello, bindery!\n");
+    /// ```
+    pub fn restore(&self, target: impl AsRef<Path>) -> Result<(), Error> {
+        let target = target.as_ref();
+        std::fs::create_dir_all(target)
+            .map_err(|source| Error::io("cannot create", target, source))?;
+        for file in self.files {
+            // Keys come from codegen and never hold `..`; checking again keeps `restore` unable to
+            // write outside `target` even if a hand-written catalog breaks that rule.
+            let Some(key) = lookup::normalise(file.path) else {
+                continue;
+            };
+            let destination = target.join(key);
+            if let Some(parent) = destination.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|source| Error::io("cannot create", parent, source))?;
+            }
+            let contents = file.contents()?;
+            std::fs::write(&destination, &contents)
+                .map_err(|source| Error::io("cannot write", &destination, source))?;
+        }
+        Ok(())
+    }
+}
+
+impl IntoIterator for &Catalog {
+    type Item = &'static EmbeddedFile;
+    type IntoIter = std::slice::Iter<'static, EmbeddedFile>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}

@@ -1,0 +1,48 @@
+//! Errors of the runtime: reading a stored file back and restoring a catalog to disk.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What went wrong while reading an embedded file back or writing a catalog to disk.
+///
+/// ```
+/// static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+///
+/// let target = tempfile::tempdir().unwrap();
+/// let blocker = target.path().join("blocked");
+/// std::fs::write(&blocker, b"a file where a folder should be").unwrap();
+/// let error = FIXTURES.restore(&blocker).unwrap_err();
+/// assert!(matches!(error, bindery::Error::Io { .. }));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The stored gzip bytes of a file did not decompress to the recorded length.
+    #[error("embedded file `{path}` is corrupt: {reason}")]
+    Corrupt {
+        /// The file's path in the catalog.
+        path: &'static str,
+        /// What the decoder reported.
+        reason: String,
+    },
+    /// Reading or writing a file on disk failed.
+    #[error("{action} `{}`: {source}", path.display())]
+    Io {
+        /// What was being done (`"cannot create"`, `"cannot read"`...).
+        action: &'static str,
+        /// The file or folder on disk.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}

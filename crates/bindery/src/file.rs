@@ -1,0 +1,189 @@
+//! One embedded file: its stored bytes and the metadata computed for it at build time.
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::time::{Duration, SystemTime};
+
+use crate::Error;
+
+/// A file in a [`Catalog`](crate::Catalog), with everything a server needs computed at build time.
+///
+/// ```
+/// static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+///
+/// let page = FIXTURES.file("index.html").unwrap();
+/// assert_eq!(page.path(), "index.html");
+/// assert_eq!(page.mime(), "text/html");
+/// assert_eq!(page.content_type(), "text/html; charset=utf-8");
+/// assert!(page.etag().starts_with('"') && page.etag().ends_with('"'));
+/// let body = page.contents().unwrap();
+/// assert_eq!(body.len(), page.len());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct EmbeddedFile {
+    pub(crate) path: &'static str,
+    pub(crate) stored: &'static [u8],
+    pub(crate) len: usize,
+    pub(crate) etag: &'static str,
+    pub(crate) gzip_etag: Option<&'static str>,
+    pub(crate) mime: &'static str,
+    pub(crate) content_type: &'static str,
+    pub(crate) modified: Option<u64>,
+}
+
+impl EmbeddedFile {
+    /// The file's path in the catalog: relative, `/`-separated, with the catalog's prefix.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(FIXTURES.file("/hello.txt").unwrap().path(), "hello.txt");
+    /// ```
+    pub const fn path(&self) -> &'static str {
+        self.path
+    }
+
+    /// The length of the file's contents, uncompressed.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// assert_eq!(FIXTURES.file("hello.txt").unwrap().len(), 16);
+    /// ```
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert!(FIXTURES.file("empty.txt").unwrap().is_empty());
+    /// ```
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The strong ETag of the uncompressed contents, quoted: `"…"`, derived from a content hash,
+    /// so equal contents have equal tags in every build.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let tag = FIXTURES.file("hello.txt").unwrap().etag();
+    /// assert_eq!(tag.len(), 34);
+    /// ```
+    pub const fn etag(&self) -> &'static str {
+        self.etag
+    }
+
+    /// The strong ETag of the gzip representation, distinct from [`etag`](Self::etag), when the file
+    /// is stored compressed.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let page = FIXTURES.file("index.html").unwrap();
+    /// assert_ne!(page.gzip_etag(), Some(page.etag()));
+    /// ```
+    pub const fn gzip_etag(&self) -> Option<&'static str> {
+        self.gzip_etag
+    }
+
+    /// The media type guessed from the file name at build time, `application/octet-stream` when unknown.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(FIXTURES.file("data.json").unwrap().mime(), "application/json");
+    /// ```
+    pub const fn mime(&self) -> &'static str {
+        self.mime
+    }
+
+    /// The `Content-Type` header value: the media type, with `; charset=utf-8` for text.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(FIXTURES.file("style.css").unwrap().content_type(), "text/css; charset=utf-8");
+    /// ```
+    pub const fn content_type(&self) -> &'static str {
+        self.content_type
+    }
+
+    /// The file's modification time, when the catalog was built with `modified = true`.
+    /// Off by default so that builds are reproducible.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(FIXTURES.file("hello.txt").unwrap().modified(), None);
+    /// ```
+    pub fn modified(&self) -> Option<SystemTime> {
+        self.modified
+            .map(|seconds| SystemTime::UNIX_EPOCH + Duration::from_secs(seconds))
+    }
+
+    /// The stored gzip bytes, when the file is stored compressed. They go out as they are to
+    /// clients that accept gzip. `None` in `static` and `copy` mode, and in `gzip` mode for files
+    /// whose compression saved too little to be worth it.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let page = FIXTURES.file("index.html").unwrap();
+    /// assert_eq!(&page.gzip().unwrap()[..2], &[0x1f, 0x8b]); // the gzip magic
+    /// ```
+    pub const fn gzip(&self) -> Option<&'static [u8]> {
+        if self.gzip_etag.is_some() {
+            Some(self.stored)
+        } else {
+            None
+        }
+    }
+
+    /// The uncompressed contents as stored in the binary, when the file is stored raw.
+    /// `Some` in `static` and `copy` mode, and in `gzip` mode for files kept raw.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(FIXTURES.file("hello.txt").unwrap().raw(), Some(&b"Hello, bindery!\n"[..]));
+    /// ```
+    pub const fn raw(&self) -> Option<&'static [u8]> {
+        if self.gzip_etag.is_none() {
+            Some(self.stored)
+        } else {
+            None
+        }
+    }
+
+    /// The uncompressed contents: borrowed when stored raw, decompressed into a new buffer when
+    /// stored gzip-compressed. Unlike [`Catalog::get`](crate::Catalog::get) this never copies raw bytes,
+    /// whatever the catalog's mode.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let page = FIXTURES.file("index.html").unwrap();
+    /// assert!(page.contents().unwrap().starts_with(b"<!doctype html>"));
+    /// ```
+    pub fn contents(&self) -> Result<Cow<'static, [u8]>, Error> {
+        match self.gzip() {
+            None => Ok(Cow::Borrowed(self.stored)),
+            Some(compressed) => self.decompress(compressed).map(Cow::Owned),
+        }
+    }
+
+    fn decompress(&self, compressed: &'static [u8]) -> Result<Vec<u8>, Error> {
+        let corrupt = |reason: String| Error::Corrupt {
+            path: self.path,
+            reason,
+        };
+        let mut contents = Vec::with_capacity(self.len);
+        // `take` bounds the output: a corrupt length can never make us allocate without limit.
+        flate2::read::GzDecoder::new(compressed)
+            .take(self.len as u64 + 1)
+            .read_to_end(&mut contents)
+            .map_err(|error| corrupt(error.to_string()))?;
+        if contents.len() != self.len {
+            return Err(corrupt(format!(
+                "decompressed to {} bytes, expected {}",
+                contents.len(),
+                self.len
+            )));
+        }
+        Ok(contents)
+    }
+}

@@ -1,0 +1,1 @@
+//! Compile-fail snapshots of the macro.
