@@ -1,12 +1,42 @@
 //! Project tasks, run as `cargo xtask <task>`.
 
-use clap::Parser;
+mod ci;
 
-/// Project tasks for bindery.
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Project tasks for bindery: run `cargo xtask <task> --help` for one task's flags.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", version, about)]
-enum Task {}
+#[command(name = "cargo xtask", about, disable_version_flag = true)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
 
-fn main() -> anyhow::Result<()> {
-    match Task::parse() {}
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Run every check CI runs: install what tests need, cargo fmt, clippy and all tests.
+    Ci(ci::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            // clap uses 0 for --help and 2 for usage errors, as the house style asks.
+            return ExitCode::from(error.exit_code() as u8);
+        }
+    };
+    let result = match cli.task {
+        Task::Ci(args) => ci::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

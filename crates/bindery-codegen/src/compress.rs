@@ -77,13 +77,28 @@ fn compress_to(source: &Path, target: &Path, level: u32) -> Result<u64, Error> {
         // `io::copy` does not say which side failed; reading is by far the likelier one.
         Error::read(source, error)
     })?;
-    let mut writer = encoder.finish().map_err(|error| Error::write(target, error))?;
-    writer.flush().map_err(|error| Error::write(target, error))?;
+    let mut writer = encoder
+        .finish()
+        .map_err(|error| Error::write(target, error))?;
+    writer
+        .flush()
+        .map_err(|error| Error::write(target, error))?;
     let file = writer
         .into_inner()
         .map_err(|error| Error::write(target, error.into_error()))?;
-    file.sync_all().map_err(|error| Error::write(target, error))?;
-    let metadata = file.metadata().map_err(|error| Error::write(target, error))?;
+    // The blob is created while rustc runs and `include_bytes!` makes it a dependency; with a
+    // fresh mtime cargo would see it as newer than the build and compile the crate once more on
+    // the next, no-op build. It holds exactly the source's content, so it takes the source's time.
+    let source_modified = std::fs::metadata(source)
+        .and_then(|metadata| metadata.modified())
+        .map_err(|error| Error::read(source, error))?;
+    file.set_modified(source_modified)
+        .map_err(|error| Error::write(target, error))?;
+    file.sync_all()
+        .map_err(|error| Error::write(target, error))?;
+    let metadata = file
+        .metadata()
+        .map_err(|error| Error::write(target, error))?;
     Ok(metadata.len())
 }
 

@@ -73,7 +73,9 @@ impl Locator {
 fn under_manifest_dir(manifest_dir: &Path, path: &Path) -> Option<TokenStream> {
     let relative = path.strip_prefix(manifest_dir).ok()?;
     let suffix = format!("/{}", slash_path(relative));
-    Some(quote!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix)))
+    Some(quote!(
+        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix)
+    ))
 }
 
 /// A path with `/` separators, as `include_bytes!` accepts on every host.

@@ -61,7 +61,11 @@ fn compile_set(patterns: &[String]) -> Result<GlobSet, Error> {
 
 impl Filter {
     /// Builds a filter; an empty `include` list includes everything. Exclude wins over include.
-    pub fn new(include: &[String], exclude: &[String], include_hidden: bool) -> Result<Self, Error> {
+    pub fn new(
+        include: &[String],
+        exclude: &[String],
+        include_hidden: bool,
+    ) -> Result<Self, Error> {
         Ok(Filter {
             include: if include.is_empty() {
                 None
@@ -75,7 +79,10 @@ impl Filter {
 
     /// Whether a file at this relative path is kept.
     pub fn is_match(&self, relative: &str) -> bool {
-        let is_included = self.include.as_ref().is_none_or(|set| set.is_match(relative));
+        let is_included = self
+            .include
+            .as_ref()
+            .is_none_or(|set| set.is_match(relative));
         is_included && !self.exclude.is_match(relative)
     }
 
@@ -107,10 +114,12 @@ pub fn scan(root: &Path, filter: &Filter) -> Result<Vec<Found>, Error> {
         if entry.file_type().is_dir() {
             continue;
         }
-        let relative = relative_key(root, entry.path())?;
-        if !filter.is_match(&relative) {
+        // Filter on a lossy key first, so that an excluded file with an odd name never fails the
+        // build; only files that are kept must have names a catalog can carry.
+        if !filter.is_match(&lossy_key(root, entry.path())) {
             continue;
         }
+        let relative = relative_key(root, entry.path())?;
         if !entry.file_type().is_file() {
             return Err(Error::read(
                 entry.path(),
@@ -123,7 +132,10 @@ pub fn scan(root: &Path, filter: &Filter) -> Result<Vec<Found>, Error> {
         });
     }
     found.sort_by(|left, right| left.relative.cmp(&right.relative));
-    if let Some(pair) = found.windows(2).find(|pair| pair[0].relative == pair[1].relative) {
+    if let Some(pair) = found
+        .windows(2)
+        .find(|pair| pair[0].relative == pair[1].relative)
+    {
         return Err(Error::DuplicatePath {
             key: pair[0].relative.clone(),
             first: pair[0].source.clone(),
@@ -147,13 +159,25 @@ fn walk_error(root: &Path, error: walkdir::Error) -> Error {
     Error::read(path, source)
 }
 
+fn lossy_key(root: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let names: Vec<_> = relative
+        .components()
+        .map(|component| component.as_os_str().to_string_lossy())
+        .collect();
+    names.join("/")
+}
+
 fn relative_key(root: &Path, path: &Path) -> Result<String, Error> {
     let relative = path.strip_prefix(root).unwrap_or(path);
     let mut key = String::new();
     for component in relative.components() {
-        let name = component.as_os_str().to_str().ok_or_else(|| Error::NonUtf8Name {
-            path: path.to_path_buf(),
-        })?;
+        let name = component
+            .as_os_str()
+            .to_str()
+            .ok_or_else(|| Error::NonUtf8Name {
+                path: path.to_path_buf(),
+            })?;
         if name.contains('\\') {
             return Err(Error::UnsupportedName {
                 path: path.to_path_buf(),

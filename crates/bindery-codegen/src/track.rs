@@ -14,12 +14,11 @@ use std::path::Path;
 /// Note that once a build script prints any `rerun-if-changed`, cargo stops re-running it on
 /// every change of the package; print one for `build.rs` as well if it reads other files.
 ///
-/// ```no_run
-/// // build.rs
-/// fn main() {
-///     bindery_codegen::track("assets/spa");
-///     println!("cargo::rerun-if-changed=build.rs");
-/// }
+/// In `build.rs`:
+///
+/// ```
+/// bindery_codegen::track("assets/spa");
+/// println!("cargo::rerun-if-changed=build.rs");
 /// ```
 pub fn track(dir: impl AsRef<Path>) {
     for line in track_lines(dir.as_ref()) {

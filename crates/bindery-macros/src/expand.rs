@@ -77,3 +77,76 @@ fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Erro
     };
     syn::Error::new(span, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenTree;
+    use quote::quote;
+
+    use super::expand;
+
+    fn literals(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                TokenTree::Literal(literal) => out.push(literal.to_string()),
+                TokenTree::Group(group) => literals(group.stream(), out),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn expansion_includes_files_and_holds_no_byte_array() {
+        for mode in ["static", "gzip", "copy"] {
+            let tokens = expand(quote!("../../assets/fixtures", mode = #mode));
+            let text = tokens.to_string();
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(text.contains("include_bytes"), "{mode}");
+            let mut found = Vec::new();
+            literals(tokens, &mut found);
+            assert!(
+                !found.iter().any(|literal| literal.starts_with("b\"")),
+                "{mode}"
+            );
+            let numbers = found
+                .iter()
+                .filter(|literal| literal.chars().all(|c| c.is_ascii_digit()))
+                .count();
+            // One length per file and nothing else numeric: no bytes spelled out.
+            assert!(numbers < 40, "{mode}: {numbers} integer literals");
+        }
+    }
+
+    #[test]
+    fn expansion_is_deterministic() {
+        let first = expand(quote!("../../assets/fixtures", mode = "gzip")).to_string();
+        let second = expand(quote!("../../assets/fixtures", mode = "gzip")).to_string();
+        assert_eq!(first, second);
+    }
+
+    #[test]
+    fn an_unreadable_file_gives_one_error_naming_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("fine.txt"), b"ok").expect("write");
+        std::os::unix::fs::symlink("nowhere", dir.path().join("broken.txt")).expect("symlink");
+        let folder = dir.path().to_str().expect("UTF-8 temp path");
+        let text = expand(quote!(#folder)).to_string();
+        assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+        assert!(text.contains("broken.txt"), "{text}");
+        assert!(
+            text.contains("Catalog :: empty"),
+            "falls back to an empty catalog: {text}"
+        );
+    }
+
+    #[test]
+    fn a_symlink_loop_gives_one_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+        std::os::unix::fs::symlink("..", dir.path().join("sub/loop")).expect("symlink");
+        let folder = dir.path().to_str().expect("UTF-8 temp path");
+        let text = expand(quote!(#folder)).to_string();
+        assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+        assert!(text.contains("symlink loop"), "{text}");
+    }
+}

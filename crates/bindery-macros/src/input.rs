@@ -31,9 +31,9 @@ impl Parse for Input {
                 "expected the folder to embed, relative to Cargo.toml: `embed!(\"assets\")`",
             ));
         }
-        let folder: LitStr = input
-            .parse()
-            .map_err(|error| syn::Error::new(error.span(), "expected the folder as a string literal"))?;
+        let folder: LitStr = input.parse().map_err(|error| {
+            syn::Error::new(error.span(), "expected the folder as a string literal")
+        })?;
         let mut args = Vec::new();
         while !input.is_empty() {
             input.parse::<Token![,]>()?;

@@ -34,7 +34,10 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
     for arg in input.args {
         let key = arg.key.to_string();
         if !seen.insert(key.clone()) {
-            push(syn::Error::new(arg.key.span(), format!("`{key}` is given twice")));
+            push(syn::Error::new(
+                arg.key.span(),
+                format!("`{key}` is given twice"),
+            ));
             continue;
         }
         match (key.as_str(), arg.value) {
@@ -91,12 +94,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
     }
 }
 
-fn add_glob(
-    options: &mut Options,
-    key: &str,
-    glob: &LitStr,
-    push: &mut impl FnMut(syn::Error),
-) {
+fn add_glob(options: &mut Options, key: &str, glob: &LitStr, push: &mut impl FnMut(syn::Error)) {
     if let Err(error) = compile_glob(&glob.value()) {
         push(syn::Error::new(glob.span(), error.to_string()));
         return;

@@ -44,7 +44,10 @@ pub const fn catalog(
     let mut index = 1;
     while index < files.len() {
         assert!(
-            is_less(files[index - 1].path.as_bytes(), files[index].path.as_bytes()),
+            is_less(
+                files[index - 1].path.as_bytes(),
+                files[index].path.as_bytes()
+            ),
             "bindery: catalog paths are not sorted and unique; regenerate the catalog"
         );
         index += 1;

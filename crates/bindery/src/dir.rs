@@ -58,8 +58,10 @@ impl Dir {
         let start = files.partition_point(|file| file.path.bytes().lt(with_slash()));
         let inside_len = files[start..]
             .iter()
-            .take_while(|file| file.path.as_bytes().starts_with(folder.as_bytes())
-                && file.path.as_bytes().get(folder.len()) == Some(&b'/'))
+            .take_while(|file| {
+                file.path.as_bytes().starts_with(folder.as_bytes())
+                    && file.path.as_bytes().get(folder.len()) == Some(&b'/')
+            })
             .count();
         Dir {
             files: &files[start..start + inside_len],

@@ -35,7 +35,9 @@
 //! the folder rebuilds the crate.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub mod __private;
 mod catalog;
 mod dev;
 mod dir;
@@ -43,10 +45,44 @@ mod error;
 mod file;
 mod lookup;
 mod mode;
-#[doc(hidden)]
-#[allow(missing_docs)]
-pub mod __private;
 
+/// Embeds a folder as a [`Catalog`] at compile time.
+///
+/// `embed!("folder", option = value, ...)`: the folder is relative to the crate's `Cargo.toml`.
+/// The expansion is a constant expression, so it can initialise a `static`, a `const` or a local.
+///
+/// | option | value | default |
+/// | --- | --- | --- |
+/// | `mode` | `"static"`, `"gzip"` or `"copy"` (see [`Mode`]) | `"static"` |
+/// | `include` | a glob or a list of globs, matched against paths relative to the folder (`*` crosses `/`) | every file |
+/// | `exclude` | a glob or a list; exclude wins over include | none |
+/// | `prefix` | a relative path put before every catalog path | none |
+/// | `hidden` | `true` to embed names starting with `.` | `false` |
+/// | `modified` | `true` to record modification times (builds are then not reproducible) | `false` |
+/// | `level` | gzip level 0 to 9 | 9 |
+/// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |
+///
+/// Every mistake is a compile error pointing at the argument at fault: a missing folder, a path
+/// that is not a folder, an unknown mode or option, a bad glob, an unreadable file, a symlink loop.
+///
+/// File bytes enter the binary through `include_bytes!` of the file (or of its cached gzip blob),
+/// never as literal arrays. Add `bindery_codegen::track("folder")` to a build script so that adding
+/// or deleting files rebuilds the crate (see the crate docs).
+///
+/// ```
+/// static SITE: bindery::Catalog = bindery::embed!(
+///     "../../assets/fixtures",
+///     mode = "gzip",
+///     include = ["**/*.html", "**/*.css", "**/*.js"],
+///     exclude = "deep/**",
+///     prefix = "static",
+/// );
+///
+/// assert!(SITE.iter().all(|file| file.path().starts_with("static/")));
+/// let page = SITE.file("static/index.html").unwrap();
+/// assert!(page.gzip().is_some()); // sent as-is to clients that accept gzip
+/// assert!(SITE.get("static/index.html").unwrap().starts_with(b"<!doctype html>"));
+/// ```
 pub use bindery_macros::embed;
 pub use catalog::Catalog;
 pub use dir::{Dir, DirEntry};

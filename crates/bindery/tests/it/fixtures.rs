@@ -18,7 +18,10 @@ pub fn files() -> Vec<(String, Vec<u8>)> {
 fn walk(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) {
     for entry in std::fs::read_dir(dir).expect("fixture folder is readable") {
         let entry = entry.expect("fixture entry is readable");
-        let name = entry.file_name().into_string().expect("fixture names are UTF-8");
+        let name = entry
+            .file_name()
+            .into_string()
+            .expect("fixture names are UTF-8");
         if name.starts_with('.') {
             continue;
         }
@@ -26,7 +29,10 @@ fn walk(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) {
         if entry.file_type().expect("file type").is_dir() {
             walk(&entry.path(), &format!("{path}/"), files);
         } else {
-            files.push((path, std::fs::read(entry.path()).expect("fixture is readable")));
+            files.push((
+                path,
+                std::fs::read(entry.path()).expect("fixture is readable"),
+            ));
         }
     }
 }

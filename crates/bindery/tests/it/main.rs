@@ -2,10 +2,12 @@
 //! that embeds assets is another slow link).
 
 mod catalogs;
+mod dev;
+mod external;
 mod fixtures;
 mod metadata;
 mod options;
+mod project;
 mod rebuild;
 mod roundtrip;
 mod ui;
-mod external;

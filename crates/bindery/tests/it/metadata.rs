@@ -13,7 +13,11 @@ fn etag_is_a_quoted_content_hash_equal_for_equal_content() {
         let hash = blake3::hash(&bytes).to_hex();
         let expected = format!("\"{}\"", &hash[..32]);
         for (name, catalog) in catalogs::all() {
-            assert_eq!(catalog.file(&path).expect("present").etag(), expected, "{name}: {path}");
+            assert_eq!(
+                catalog.file(&path).expect("present").etag(),
+                expected,
+                "{name}: {path}"
+            );
         }
     }
 }
@@ -33,21 +37,44 @@ fn gzip_representation_has_its_own_etag() {
     let gzip_etag = page.gzip_etag().expect("compressed");
     assert_ne!(gzip_etag, page.etag());
     assert!(gzip_etag.starts_with('"') && gzip_etag.ends_with('"'));
-    assert_eq!(page.etag(), STATIC.file("index.html").expect("index").etag());
+    assert_eq!(
+        page.etag(),
+        STATIC.file("index.html").expect("index").etag()
+    );
 }
 
 #[test]
 fn mime_types_come_from_the_file_name() {
     let expected = [
         ("index.html", "text/html", "text/html; charset=utf-8"),
-        ("app.js", "text/javascript", "text/javascript; charset=utf-8"),
+        (
+            "app.js",
+            "text/javascript",
+            "text/javascript; charset=utf-8",
+        ),
         ("style.css", "text/css", "text/css; charset=utf-8"),
-        ("images/logo.svg", "image/svg+xml", "image/svg+xml; charset=utf-8"),
+        (
+            "images/logo.svg",
+            "image/svg+xml",
+            "image/svg+xml; charset=utf-8",
+        ),
         ("images/pixel.png", "image/png", "image/png"),
         ("module.wasm", "application/wasm", "application/wasm"),
-        ("data.json", "application/json", "application/json; charset=utf-8"),
-        ("notes.unknownext", "application/octet-stream", "application/octet-stream"),
-        ("random.bin", "application/octet-stream", "application/octet-stream"),
+        (
+            "data.json",
+            "application/json",
+            "application/json; charset=utf-8",
+        ),
+        (
+            "notes.unknownext",
+            "application/octet-stream",
+            "application/octet-stream",
+        ),
+        (
+            "random.bin",
+            "application/octet-stream",
+            "application/octet-stream",
+        ),
     ];
     for (path, mime, content_type) in expected {
         for (name, catalog) in catalogs::all() {
@@ -61,9 +88,16 @@ fn mime_types_come_from_the_file_name() {
 #[test]
 fn modification_times_are_left_out_unless_asked_for() {
     assert!(STATIC.iter().all(|file| file.modified().is_none()));
-    static TIMED: bindery::Catalog =
-        bindery::embed!("../../assets/fixtures", include = "hello.txt", modified = true);
-    let modified = TIMED.file("hello.txt").expect("hello").modified().expect("recorded");
+    static TIMED: bindery::Catalog = bindery::embed!(
+        "../../assets/fixtures",
+        include = "hello.txt",
+        modified = true
+    );
+    let modified = TIMED
+        .file("hello.txt")
+        .expect("hello")
+        .modified()
+        .expect("recorded");
     let on_disk = std::fs::metadata(fixtures::root().join("hello.txt"))
         .and_then(|metadata| metadata.modified())
         .expect("mtime");
@@ -78,6 +112,10 @@ fn empty_file_is_a_real_empty_entry() {
     for (name, catalog) in catalogs::all() {
         let file = catalog.file("empty.txt").expect("empty.txt");
         assert!(file.is_empty(), "{name}");
-        assert_eq!(catalog.get("empty.txt").expect("present").len(), 0, "{name}");
+        assert_eq!(
+            catalog.get("empty.txt").expect("present").len(),
+            0,
+            "{name}"
+        );
     }
 }

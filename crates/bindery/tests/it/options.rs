@@ -25,12 +25,17 @@ fn include_and_exclude_globs_filter_with_exclude_winning() {
     assert!(paths.contains(&"copies/one.txt"));
     assert!(!paths.contains(&"copies/two.txt"));
     assert!(!paths.iter().any(|path| path.starts_with("deep/")));
-    assert!(paths.iter().all(|path| path.ends_with(".txt") || path.ends_with(".html")));
+    assert!(
+        paths
+            .iter()
+            .all(|path| path.ends_with(".txt") || path.ends_with(".html"))
+    );
 }
 
 #[test]
 fn a_glob_that_matches_nothing_gives_an_empty_catalog() {
-    static NOTHING: Catalog = bindery::embed!("../../assets/fixtures", include = "*.nothing-has-this");
+    static NOTHING: Catalog =
+        bindery::embed!("../../assets/fixtures", include = "*.nothing-has-this");
     assert!(NOTHING.is_empty());
     assert_eq!(NOTHING.iter().count(), 0);
     assert!(NOTHING.get("hello.txt").is_none());
@@ -39,8 +44,11 @@ fn a_glob_that_matches_nothing_gives_an_empty_catalog() {
 
 #[test]
 fn an_allowed_missing_folder_gives_an_empty_catalog() {
-    static LATER: Catalog =
-        bindery::embed!("frontend/dist-not-built-yet", allow_missing = true, mode = "gzip");
+    static LATER: Catalog = bindery::embed!(
+        "frontend/dist-not-built-yet",
+        allow_missing = true,
+        mode = "gzip"
+    );
     assert!(LATER.is_empty());
     assert_eq!(LATER.mode(), Mode::Gzip);
 }
@@ -49,17 +57,31 @@ fn an_allowed_missing_folder_gives_an_empty_catalog() {
 fn prefix_goes_before_every_path() {
     static PREFIXED: Catalog = bindery::embed!("../../assets/fixtures", prefix = "static");
     assert_eq!(PREFIXED.prefix(), "static/");
-    assert!(PREFIXED.iter().all(|file| file.path().starts_with("static/")));
-    assert_eq!(&*PREFIXED.get("/static/hello.txt").expect("present"), b"Hello, bindery!\n");
+    assert!(
+        PREFIXED
+            .iter()
+            .all(|file| file.path().starts_with("static/"))
+    );
+    assert_eq!(
+        &*PREFIXED.get("/static/hello.txt").expect("present"),
+        b"Hello, bindery!\n"
+    );
     assert!(PREFIXED.get("hello.txt").is_none());
 }
 
 #[test]
 fn the_macro_works_in_a_let_and_a_const_too() {
     const AS_CONST: Catalog = bindery::embed!("../../assets/fixtures", include = "hello.txt");
-    let as_local = bindery::embed!("../../assets/fixtures", include = "hello.txt", mode = "copy");
+    let as_local = bindery::embed!(
+        "../../assets/fixtures",
+        include = "hello.txt",
+        mode = "copy"
+    );
     assert_eq!(AS_CONST.len(), 1);
-    assert_eq!(&*as_local.get("hello.txt").expect("present"), b"Hello, bindery!\n");
+    assert_eq!(
+        &*as_local.get("hello.txt").expect("present"),
+        b"Hello, bindery!\n"
+    );
 }
 
 #[test]
@@ -82,9 +104,21 @@ fn names_with_spaces_unicode_and_url_characters_are_found_as_written() {
 #[test]
 fn escaping_and_malformed_paths_find_nothing() {
     for path in [
-        "", "/", "../hello.txt", "/../hello.txt", "deep/../hello.txt", "./hello.txt", "deep//a",
-        "hello.txt/", "\\hello.txt", "deep\\a\\b", "hello.txt\0", "//hello.txt", "images/./logo.svg",
-        "deep/a", "HELLO.TXT",
+        "",
+        "/",
+        "../hello.txt",
+        "/../hello.txt",
+        "deep/../hello.txt",
+        "./hello.txt",
+        "deep//a",
+        "hello.txt/",
+        "\\hello.txt",
+        "deep\\a\\b",
+        "hello.txt\0",
+        "//hello.txt",
+        "images/./logo.svg",
+        "deep/a",
+        "HELLO.TXT",
     ] {
         assert!(STATIC.get(path).is_none(), "{path:?}");
         assert!(STATIC.file(path).is_none(), "{path:?}");
@@ -103,7 +137,13 @@ fn dir_lists_direct_entries_in_order() {
     assert!(entries.contains(&"copies/".to_owned()));
     assert!(entries.contains(&"deep/".to_owned()));
     assert!(entries.contains(&"hello.txt".to_owned()));
-    assert_eq!(entries.iter().filter(|entry| entry.as_str() == "deep/").count(), 1);
+    assert_eq!(
+        entries
+            .iter()
+            .filter(|entry| entry.as_str() == "deep/")
+            .count(),
+        1
+    );
     assert!(!entries.iter().any(|entry| entry.contains("six")));
 
     let images: Vec<&str> = STATIC
@@ -116,9 +156,17 @@ fn dir_lists_direct_entries_in_order() {
     assert_eq!(images, ["images/logo.svg", "images/pixel.png"]);
 
     let deepest: Vec<DirEntry> = STATIC.dir("deep/a/b/c/d/e").collect();
-    assert!(matches!(deepest[..], [DirEntry::File(file)] if file.path() == "deep/a/b/c/d/e/six.txt"));
+    assert!(
+        matches!(deepest[..], [DirEntry::File(file)] if file.path() == "deep/a/b/c/d/e/six.txt")
+    );
 
-    for not_a_folder in ["hello.txt", "dee", "deep/a/b/c/d/e/six.txt", "../deep", "nope"] {
+    for not_a_folder in [
+        "hello.txt",
+        "dee",
+        "deep/a/b/c/d/e/six.txt",
+        "../deep",
+        "nope",
+    ] {
         assert_eq!(STATIC.dir(not_a_folder).count(), 0, "{not_a_folder}");
     }
 }

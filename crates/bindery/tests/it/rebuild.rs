@@ -1,1 +1,129 @@
-//! placeholder
+//! Rebuild tracking: with `bindery_codegen::track` in build.rs, adding, editing and deleting files
+//! re-embeds on the next `cargo build`; with nothing changed, nothing is compiled; an edit
+//! recompresses only the edited file.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use crate::project::{Project, crate_path};
+
+const BUILD: &str = r#"
+fn main() {
+    bindery_codegen::track("assets");
+    println!("cargo::rerun-if-changed=build.rs");
+}
+"#;
+
+const MAIN: &str = r#"
+static GZIP: bindery::Catalog = bindery::embed!("assets", mode = "gzip");
+static STATIC: bindery::Catalog = bindery::embed!("assets");
+
+fn main() {
+    for catalog in [&GZIP, &STATIC] {
+        for file in catalog {
+            let text = catalog.get(file.path()).unwrap();
+            println!("{} {}={}", catalog.mode(), file.path(), String::from_utf8_lossy(&text).len());
+        }
+    }
+}
+"#;
+
+/// Blob names with their status-change time: any rewrite, rename or touch changes it.
+fn blobs(cache: &Path) -> BTreeMap<String, (i64, i64)> {
+    std::fs::read_dir(cache.join("gzip"))
+        .expect("cache")
+        .map(|entry| {
+            let entry = entry.expect("entry");
+            let meta = entry.metadata().expect("metadata");
+            (
+                entry.file_name().into_string().expect("UTF-8"),
+                (meta.ctime(), meta.ctime_nsec()),
+            )
+        })
+        .collect()
+}
+
+fn listing(lines: &[(&str, usize)]) -> String {
+    let mut out = String::new();
+    for mode in ["gzip", "static"] {
+        for (path, len) in lines {
+            out.push_str(&format!("{mode} {path}={len}\n"));
+        }
+    }
+    out
+}
+
+#[test]
+fn adding_editing_and_deleting_files_re_embeds_and_nothing_else_recompresses() {
+    let extra = format!(
+        "[build-dependencies]\nbindery-codegen = {{ path = \"{}\" }}\n",
+        crate_path("bindery-codegen")
+    );
+    let project = Project::new("bindery_rebuild_tracking", &extra);
+    let cache = tempfile::tempdir().expect("cache");
+    let env = [("BINDERY_CACHE_DIR", cache.path())];
+    let a = "compressible a ".repeat(100);
+    let c = "compressible c ".repeat(100);
+    project.write("build.rs", BUILD);
+    project.write("src/main.rs", MAIN);
+    project.write("assets/a.txt", &a);
+    project.write("assets/sub/c.txt", &c);
+
+    project.build(&env);
+    assert_eq!(
+        project.run(),
+        listing(&[("a.txt", a.len()), ("sub/c.txt", c.len())])
+    );
+
+    let again = project.build(&env);
+    assert!(
+        !again.contains("Compiling"),
+        "a no-op build compiled something:\n{again}"
+    );
+
+    project.write("assets/sub/new.txt", "new file");
+    let added = project.build(&env);
+    assert!(project.compiled_itself(&added), "{added}");
+    assert_eq!(
+        project.run(),
+        listing(&[
+            ("a.txt", a.len()),
+            ("sub/c.txt", c.len()),
+            ("sub/new.txt", 8)
+        ])
+    );
+
+    let before_edit = blobs(cache.path());
+    let edited = format!("{a} and more");
+    project.write("assets/a.txt", &edited);
+    project.build(&env);
+    assert_eq!(
+        project.run(),
+        listing(&[
+            ("a.txt", edited.len()),
+            ("sub/c.txt", c.len()),
+            ("sub/new.txt", 8)
+        ])
+    );
+    let after_edit = blobs(cache.path());
+    let new_blobs: Vec<&String> = after_edit
+        .keys()
+        .filter(|name| !before_edit.contains_key(*name))
+        .collect();
+    assert_eq!(
+        new_blobs.len(),
+        1,
+        "only the edited file was compressed: {new_blobs:?}"
+    );
+    for (name, modified) in &before_edit {
+        assert_eq!(after_edit.get(name), Some(modified), "{name} was rewritten");
+    }
+
+    project.remove("assets/sub/new.txt");
+    project.build(&env);
+    assert_eq!(
+        project.run(),
+        listing(&[("a.txt", edited.len()), ("sub/c.txt", c.len())])
+    );
+}

@@ -10,8 +10,14 @@ use crate::fixtures;
 
 #[test]
 fn every_mode_holds_exactly_the_fixture_files() {
-    let expected: Vec<String> = fixtures::files().into_iter().map(|(path, _)| path).collect();
-    assert!(expected.len() >= 18, "fixture tree is complete: {expected:?}");
+    let expected: Vec<String> = fixtures::files()
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        expected.len() >= 18,
+        "fixture tree is complete: {expected:?}"
+    );
     for (name, catalog) in catalogs::all() {
         let paths: Vec<&str> = catalog.iter().map(|file| file.path()).collect();
         assert_eq!(paths, expected, "{name}");
@@ -23,10 +29,16 @@ fn every_mode_holds_exactly_the_fixture_files() {
 fn every_file_reads_back_byte_exact_in_every_mode() {
     for (path, bytes) in fixtures::files() {
         for (name, catalog) in catalogs::all() {
-            let got = catalog.get(&path).unwrap_or_else(|| panic!("{name}: {path} missing"));
+            let got = catalog
+                .get(&path)
+                .unwrap_or_else(|| panic!("{name}: {path} missing"));
             assert_eq!(&*got, &bytes[..], "{name}: {path}");
             let file = catalog.file(&path).expect("file");
-            assert_eq!(&*file.contents().expect("decodes"), &bytes[..], "{name}: {path}");
+            assert_eq!(
+                &*file.contents().expect("decodes"),
+                &bytes[..],
+                "{name}: {path}"
+            );
             assert_eq!(file.len(), bytes.len(), "{name}: {path}");
         }
     }
@@ -35,7 +47,11 @@ fn every_file_reads_back_byte_exact_in_every_mode() {
 #[test]
 fn static_mode_borrows_and_copy_mode_copies() {
     for file in STATIC.iter() {
-        assert!(matches!(STATIC.get(file.path()), Some(Cow::Borrowed(_))), "{}", file.path());
+        assert!(
+            matches!(STATIC.get(file.path()), Some(Cow::Borrowed(_))),
+            "{}",
+            file.path()
+        );
         assert!(file.gzip().is_none());
         // The borrowed slice is the very bytes in the binary: two reads give the same pointer.
         let first = STATIC.get(file.path()).expect("present");
@@ -43,7 +59,11 @@ fn static_mode_borrows_and_copy_mode_copies() {
         assert_eq!(first.as_ptr(), second.as_ptr());
     }
     for file in COPY.iter() {
-        assert!(matches!(COPY.get(file.path()), Some(Cow::Owned(_))), "{}", file.path());
+        assert!(
+            matches!(COPY.get(file.path()), Some(Cow::Owned(_))),
+            "{}",
+            file.path()
+        );
     }
     assert_eq!(STATIC.mode(), Mode::Static);
     assert_eq!(COPY.mode(), Mode::Copy);
@@ -54,13 +74,21 @@ fn gzip_mode_stores_compressible_files_compressed_and_the_rest_raw() {
     assert_eq!(GZIP.mode(), Mode::Gzip);
     let page = GZIP.file("index.html").expect("index.html");
     let blob = page.gzip().expect("markup compresses well");
-    assert!(blob.len() * 4 < page.len(), "{} vs {}", blob.len(), page.len());
+    assert!(
+        blob.len() * 4 < page.len(),
+        "{} vs {}",
+        blob.len(),
+        page.len()
+    );
     assert!(page.raw().is_none());
     assert!(matches!(GZIP.get("index.html"), Some(Cow::Owned(_))));
 
     for incompressible in ["random.bin", "empty.txt", "images/pixel.png"] {
         let file = GZIP.file(incompressible).expect(incompressible);
-        assert!(file.gzip().is_none(), "{incompressible} should be stored raw");
+        assert!(
+            file.gzip().is_none(),
+            "{incompressible} should be stored raw"
+        );
         assert!(file.gzip_etag().is_none());
         assert!(matches!(GZIP.get(incompressible), Some(Cow::Borrowed(_))));
     }
@@ -102,6 +130,8 @@ fn restore_into_a_file_is_an_error_naming_it() {
     let target = tempfile::tempdir().expect("tempdir");
     let blocker = target.path().join("not-a-folder");
     std::fs::write(&blocker, b"x").expect("write");
-    let error = STATIC.restore(&blocker).expect_err("cannot restore into a file");
+    let error = STATIC
+        .restore(&blocker)
+        .expect_err("cannot restore into a file");
     assert!(error.to_string().contains("not-a-folder"), "{error}");
 }

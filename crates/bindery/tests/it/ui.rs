@@ -1,1 +1,7 @@
-//! Compile-fail snapshots of the macro.
+//! Compile-fail snapshots: each bad macro argument gives one `compile_error!` spanned on it.
+
+#[test]
+fn bad_macro_arguments_fail_to_compile_with_a_spanned_error() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/ui/*.rs");
+}

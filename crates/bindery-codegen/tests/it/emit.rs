@@ -1,0 +1,93 @@
+//! Emitting: include_bytes! only, deterministic, and the same values for macro and module.
+
+use bindery_codegen::emit::{Locator, catalog};
+use bindery_codegen::render::module;
+use bindery_codegen::{Mode, Options};
+use proc_macro2::{TokenStream, TokenTree};
+
+fn fixtures() -> std::path::PathBuf {
+    std::fs::canonicalize("../../assets/fixtures").expect("fixtures exist")
+}
+
+/// Fails on any byte-string literal or any bracketed list of integer literals.
+fn assert_no_byte_literals(tokens: TokenStream) {
+    for token in tokens {
+        match token {
+            TokenTree::Literal(literal) => {
+                let text = literal.to_string();
+                assert!(
+                    !text.starts_with("b\"") && !text.starts_with("br"),
+                    "{text}"
+                );
+            }
+            TokenTree::Group(group) => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                let integers = inner
+                    .iter()
+                    .filter(|token| matches!(token, TokenTree::Literal(l) if l.to_string().chars().all(|c| c.is_ascii_digit())))
+                    .count();
+                assert!(integers < 8, "looks like a byte array: {}", group);
+                assert_no_byte_literals(group.stream());
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn every_mode_emits_include_bytes_and_no_byte_array() {
+    let workspace = std::fs::canonicalize("../..").expect("workspace");
+    for mode in Mode::ALL {
+        let manifest = Options::new(fixtures()).mode(mode).build().expect("build");
+        let tokens = catalog(&manifest, &Locator::ManifestDir(workspace.clone()));
+        let text = tokens.to_string();
+        assert_eq!(
+            text.matches("include_bytes").count(),
+            manifest.entries.len(),
+            "{mode}"
+        );
+        assert!(text.contains("CARGO_MANIFEST_DIR"), "{mode}");
+        assert_no_byte_literals(tokens);
+    }
+}
+
+#[test]
+fn rendered_modules_are_deterministic_and_relative() {
+    let root = fixtures();
+    let out = tempfile::tempdir().expect("out");
+    let render = || {
+        let manifest = Options::new(&root).mode(Mode::Gzip).build().expect("build");
+        let locator = Locator::Module {
+            module_dir: out.path().to_path_buf(),
+            blob_dir: out.path().join("bindata"),
+            manifest_dir: None,
+        };
+        module(&manifest, &locator, "ASSETS", "generated").expect("valid name")
+    };
+    let first = render();
+    assert_eq!(first, render());
+    assert!(!first.contains("include_bytes!(\"/"), "no absolute paths");
+    assert!(
+        first.contains("\"bindata/"),
+        "blobs come from the sibling folder"
+    );
+    assert!(
+        !first.contains("bindery-codegen/.."),
+        "paths are normalised"
+    );
+    assert!(first.contains("#[rustfmt::skip]"));
+    syn::parse_file(&first).expect("valid Rust");
+}
+
+#[test]
+fn an_invalid_name_renders_nothing() {
+    let manifest = Options::new(fixtures()).build().expect("build");
+    let locator = Locator::Module {
+        module_dir: fixtures(),
+        blob_dir: fixtures(),
+        manifest_dir: None,
+    };
+    for name in ["", "1abc", "two words", "fn", "a-b"] {
+        assert!(module(&manifest, &locator, name, "x").is_none(), "{name}");
+    }
+}

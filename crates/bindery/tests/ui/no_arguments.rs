@@ -1,0 +1,5 @@
+static ASSETS: bindery::Catalog = bindery::embed!();
+
+fn main() {
+    let _ = ASSETS.len();
+}
