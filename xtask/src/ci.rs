@@ -16,7 +16,14 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     if !args.tests_only {
         cargo(&["fmt", "--all", "--check"])?;
-        cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])?;
     }
     cargo(&["test", "--workspace"])?;
     Ok(())
