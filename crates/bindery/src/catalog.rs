@@ -82,12 +82,31 @@ impl Catalog {
     /// assert_eq!(logo.mime(), "image/svg+xml");
     /// ```
     pub fn file(&self, path: &str) -> Option<&'static EmbeddedFile> {
-        let key = lookup::normalise(path)?;
         let files = self.files;
-        files
-            .binary_search_by(|file| file.path.cmp(key))
-            .ok()
-            .map(|index| &files[index])
+        self.position(path).map(|index| &files[index])
+    }
+
+    /// The index of the file at `path` in [`files`](Self::files) (path order), or `None`.
+    /// Lets callers keep their own per-file tables, such as precomputed HTTP headers.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let index = ASSETS.position("hello.txt").unwrap();
+    /// assert_eq!(ASSETS.files()[index].path(), "hello.txt");
+    /// ```
+    pub fn position(&self, path: &str) -> Option<usize> {
+        let key = lookup::normalise(path)?;
+        self.files.binary_search_by(|file| file.path.cmp(key)).ok()
+    }
+
+    /// Every file as a slice, sorted by path.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(ASSETS.files().len(), ASSETS.len());
+    /// ```
+    pub const fn files(&self) -> &'static [EmbeddedFile] {
+        self.files
     }
 
     /// Every file, sorted by path.
@@ -129,6 +148,17 @@ impl Catalog {
     /// ```
     pub const fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// Whether reads come from the folder on disk (the `dev` feature in a build with debug
+    /// assertions) rather than from the embedded bytes.
+    ///
+    /// ```
+    /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(ASSETS.is_dev(), cfg!(all(feature = "dev", debug_assertions)));
+    /// ```
+    pub const fn is_dev(&self) -> bool {
+        self.dev_root.is_some()
     }
 
     /// The prefix put before every path at build time (`""` when none was asked for).

@@ -45,6 +45,9 @@ mod error;
 mod file;
 mod lookup;
 mod mode;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
+pub mod serve;
 
 /// Embeds a folder as a [`Catalog`] at compile time.
 ///

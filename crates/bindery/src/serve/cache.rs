@@ -1,0 +1,101 @@
+//! An optional, bounded cache of decompressed bodies for clients that do not accept gzip.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use bytes::Bytes;
+use lru::LruCache;
+
+/// Counters of the decompressed-body cache, from [`ServeCatalog::cache_stats`](super::ServeCatalog::cache_stats).
+///
+/// ```
+/// let stats = bindery::serve::CacheStats::default();
+/// assert_eq!(stats.hits + stats.misses, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Requests answered from the cache.
+    pub hits: u64,
+    /// Requests that had to decompress.
+    pub misses: u64,
+    /// Bodies held now.
+    pub entries: usize,
+    /// Bytes held now.
+    pub bytes: usize,
+    /// The byte budget.
+    pub budget: usize,
+}
+
+#[derive(Debug)]
+struct State {
+    entries: LruCache<usize, Bytes>,
+    bytes: usize,
+}
+
+/// Decompressed bodies by file index, least recently used evicted first, never above the budget.
+#[derive(Debug)]
+pub(crate) struct DecompressedCache {
+    budget: usize,
+    state: Mutex<State>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl DecompressedCache {
+    pub(crate) fn new(budget: usize) -> Self {
+        DecompressedCache {
+            budget,
+            state: Mutex::new(State {
+                entries: LruCache::unbounded(),
+                bytes: 0,
+            }),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// The body for `index`, from the cache or from `decompress` (run outside the lock).
+    pub(crate) fn get_or_insert<E>(
+        &self,
+        index: usize,
+        decompress: impl FnOnce() -> Result<Bytes, E>,
+    ) -> Result<Bytes, E> {
+        // A panic elsewhere cannot leave the map inconsistent (every update is a single call),
+        // so a poisoned lock is still safe to use.
+        if let Some(body) = self.lock().entries.get(&index) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(body.clone());
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let body = decompress()?;
+        if body.len() <= self.budget {
+            let mut state = self.lock();
+            if let Some(previous) = state.entries.put(index, body.clone()) {
+                state.bytes -= previous.len();
+            }
+            state.bytes += body.len();
+            while state.bytes > self.budget {
+                match state.entries.pop_lru() {
+                    Some((_, evicted)) => state.bytes -= evicted.len(),
+                    None => break,
+                }
+            }
+        }
+        Ok(body)
+    }
+
+    pub(crate) fn stats(&self) -> CacheStats {
+        let state = self.lock();
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            entries: state.entries.len(),
+            bytes: state.bytes,
+            budget: self.budget,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

@@ -1,0 +1,192 @@
+//! Serving a [`Catalog`] over HTTP: a tower [`Service`] with what users expect of a static server.
+//!
+//! GET and HEAD; `Content-Type`, `Content-Length`, strong `ETag` per representation,
+//! `Last-Modified` when the catalog carries times, `Cache-Control`, `Vary: Accept-Encoding`,
+//! `Accept-Ranges`; `If-None-Match` / `If-Modified-Since` -> 304; one `Range` -> 206 (416 when
+//! unsatisfiable, `If-Range` honoured); gzip-stored files sent as they are to clients that accept
+//! gzip; `index.html` for folders; an optional SPA fallback for browser navigations; paths that
+//! could step outside the catalog refused with 400.
+//!
+//! Bodies of `static` files are `Bytes::from_static`: no copy, no allocation.
+//!
+//! ```
+//! use bindery::serve::ServeCatalog;
+//! use http::{Request, StatusCode};
+//!
+//! static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+//!
+//! let service = ServeCatalog::new(&SITE).spa_fallback("index.html").no_fallback_prefix("/api/");
+//! let request = Request::get("/style.css").header("accept-encoding", "gzip").body(()).unwrap();
+//! let response = service.respond(&request);
+//! assert_eq!(response.status(), StatusCode::OK);
+//! assert_eq!(response.headers()["content-encoding"], "gzip");
+//! assert_eq!(response.headers()["vary"], "accept-encoding");
+//! ```
+//!
+//! With axum: `Router::new().route("/api/...", ...).fallback_service(service)`. Servers should set
+//! `TCP_NODELAY` on accepted sockets (axum 0.8: `listener.tap_io(|tcp| tcp.set_nodelay(true))`):
+//! without it, delayed ACKs can cut small-file throughput by orders of magnitude.
+
+mod cache;
+mod conditional;
+mod encoding;
+mod path;
+mod prepared;
+mod range;
+mod respond;
+
+use std::convert::Infallible;
+use std::future::{Ready, ready};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{Request, Response};
+use tower_service::Service;
+
+pub use cache::CacheStats;
+pub use prepared::{IMMUTABLE, NO_CACHE, default_cache_control, is_fingerprinted};
+
+use crate::{Catalog, EmbeddedFile};
+use cache::DecompressedCache;
+use prepared::Prepared;
+
+/// The response body type: the whole body at once (embedded bodies are in memory already).
+pub type Body = http_body_util::Full<Bytes>;
+
+/// The default limit on the raw request path, in bytes; longer paths get 400.
+pub const DEFAULT_MAX_PATH_LEN: usize = 2048;
+
+/// A tower `Service` serving a `&'static Catalog`. Cheap to clone (shared state behind `Arc`).
+///
+/// ```
+/// use bindery::serve::ServeCatalog;
+/// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+///
+/// let service = ServeCatalog::new(&SITE)
+///     .spa_fallback("index.html")
+///     .no_fallback_prefix("/geo/")
+///     .decompressed_cache(8 * 1024 * 1024);
+/// assert_eq!(service.fallback().unwrap().path(), "index.html");
+/// assert_eq!(service.cache_stats().unwrap().budget, 8 * 1024 * 1024);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ServeCatalog {
+    catalog: &'static Catalog,
+    prepared: Arc<[Prepared]>,
+    config: Arc<Config>,
+    cache: Option<Arc<DecompressedCache>>,
+}
+
+#[derive(Debug, Clone)]
+struct Config {
+    fallback: Option<usize>,
+    no_fallback: Vec<String>,
+    index_file: String,
+    max_path_len: usize,
+}
+
+impl ServeCatalog {
+    /// A service for `catalog` with the defaults: no SPA fallback, `index.html` for folders,
+    /// [`default_cache_control`], no decompressed-body cache, [`DEFAULT_MAX_PATH_LEN`].
+    pub fn new(catalog: &'static Catalog) -> Self {
+        ServeCatalog {
+            catalog,
+            prepared: prepare(catalog, default_cache_control),
+            config: Arc::new(Config {
+                fallback: None,
+                no_fallback: Vec::new(),
+                index_file: "index.html".to_owned(),
+                max_path_len: DEFAULT_MAX_PATH_LEN,
+            }),
+            cache: None,
+        }
+    }
+
+    /// Answers a GET that matches no file with `path` when it is a browser navigation (its
+    /// `Accept` names `text/html`), so client-side routes such as `/lookup/8.8.8.8` load the app.
+    /// Scripts and images that are missing still get 404. When the catalog has no such file
+    /// there is no fallback: check with [`fallback`](Self::fallback).
+    pub fn spa_fallback(mut self, path: &str) -> Self {
+        Arc::make_mut(&mut self.config).fallback = self.catalog.position(path);
+        self
+    }
+
+    /// A path prefix that never falls back to the SPA (e.g. `/api/`): a miss there is a 404.
+    pub fn no_fallback_prefix(mut self, prefix: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config)
+            .no_fallback
+            .push(prefix.into());
+        self
+    }
+
+    /// The file served for a folder path such as `/` or `/docs/` (default `index.html`).
+    pub fn index_file(mut self, name: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config).index_file = name.into();
+        self
+    }
+
+    /// The longest raw request path accepted, in bytes.
+    pub fn max_path_len(mut self, max_path_len: usize) -> Self {
+        Arc::make_mut(&mut self.config).max_path_len = max_path_len;
+        self
+    }
+
+    /// Sets the `Cache-Control` policy, computed once per file here, not per request.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE).cache_control(|_| "no-store");
+    /// let response = service.respond(&http::Request::get("/hello.txt").body(()).unwrap());
+    /// assert_eq!(response.headers()["cache-control"], "no-store");
+    /// ```
+    pub fn cache_control(mut self, policy: fn(&EmbeddedFile) -> &'static str) -> Self {
+        self.prepared = prepare(self.catalog, policy);
+        self
+    }
+
+    /// Keeps decompressed bodies of gzip-stored files, for clients that do not accept gzip, up
+    /// to `budget` bytes (least recently used evicted first). Off by default: decompression then
+    /// happens on every such request.
+    pub fn decompressed_cache(mut self, budget: usize) -> Self {
+        self.cache = Some(Arc::new(DecompressedCache::new(budget)));
+        self
+    }
+
+    /// Hits, misses and size of the decompressed-body cache, when it is on.
+    pub fn cache_stats(&self) -> Option<CacheStats> {
+        self.cache.as_ref().map(|cache| cache.stats())
+    }
+
+    /// The SPA fallback file, if one is set and exists.
+    pub fn fallback(&self) -> Option<&'static EmbeddedFile> {
+        self.config
+            .fallback
+            .map(|index| &self.catalog.files()[index])
+    }
+}
+
+fn prepare(
+    catalog: &'static Catalog,
+    policy: fn(&EmbeddedFile) -> &'static str,
+) -> Arc<[Prepared]> {
+    catalog
+        .files()
+        .iter()
+        .map(|file| Prepared::new(file, policy))
+        .collect()
+}
+
+impl<B> Service<Request<B>> for ServeCatalog {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Ready<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        ready(Ok(self.respond(&request)))
+    }
+}

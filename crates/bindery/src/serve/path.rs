@@ -1,0 +1,100 @@
+//! Request paths: percent-decode once, then refuse anything that could step outside the catalog.
+
+use percent_encoding::percent_decode_str;
+
+/// Why a request path is refused (answered with 400).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PathError {
+    TooLong,
+    EncodedSeparator,
+    InvalidUtf8,
+    Nul,
+    Backslash,
+    DotSegment,
+}
+
+impl PathError {
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            PathError::TooLong => "path too long",
+            PathError::EncodedSeparator => "encoded slash or backslash in path",
+            PathError::InvalidUtf8 => "path is not valid UTF-8",
+            PathError::Nul => "NUL byte in path",
+            PathError::Backslash => "backslash in path",
+            PathError::DotSegment => "`.` or `..` segment in path",
+        }
+    }
+}
+
+/// Decodes a raw request path (as it came on the wire, starting with `/`) exactly once and checks
+/// it. Double-encoded input such as `%252e%252e` decodes to the literal text `%2e%2e`, which can
+/// only ever match a file of that name inside the catalog.
+pub(crate) fn decode(raw: &str, max_len: usize) -> Result<String, PathError> {
+    if raw.len() > max_len {
+        return Err(PathError::TooLong);
+    }
+    let has_encoded_separator = raw.as_bytes().windows(3).any(|window| {
+        window[0] == b'%'
+            && matches!(
+                (window[1], window[2].to_ascii_lowercase()),
+                (b'2', b'f') | (b'5', b'c')
+            )
+    });
+    if has_encoded_separator {
+        return Err(PathError::EncodedSeparator);
+    }
+    let decoded = percent_decode_str(raw)
+        .decode_utf8()
+        .map_err(|_| PathError::InvalidUtf8)?;
+    if decoded.contains('\0') {
+        return Err(PathError::Nul);
+    }
+    if decoded.contains('\\') {
+        return Err(PathError::Backslash);
+    }
+    if decoded
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+    {
+        return Err(PathError::DotSegment);
+    }
+    Ok(decoded.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PathError, decode};
+
+    #[test]
+    fn decodes_once() {
+        assert_eq!(
+            decode("/with%20space.txt", 100).as_deref(),
+            Ok("/with space.txt")
+        );
+        assert_eq!(decode("/%252e%252e/x", 100).as_deref(), Ok("/%2e%2e/x"));
+        assert_eq!(decode("/unicod%C3%A9", 100).as_deref(), Ok("/unicodé"));
+    }
+
+    #[test]
+    fn refuses_escapes() {
+        let cases = [
+            ("/../etc/passwd", PathError::DotSegment),
+            ("/%2e%2e/etc/passwd", PathError::DotSegment),
+            ("/%2E%2E/etc/passwd", PathError::DotSegment),
+            ("/a/./b", PathError::DotSegment),
+            ("/..%2fetc", PathError::EncodedSeparator),
+            ("/..%5cetc", PathError::EncodedSeparator),
+            ("/..%5Cetc", PathError::EncodedSeparator),
+            ("/a\\b", PathError::Backslash),
+            ("/a%00b", PathError::Nul),
+            ("/%ff%fe", PathError::InvalidUtf8),
+        ];
+        for (raw, expected) in cases {
+            assert_eq!(decode(raw, 100), Err(expected), "{raw}");
+        }
+        assert_eq!(
+            decode(&format!("/{}", "a".repeat(100)), 100),
+            Err(PathError::TooLong)
+        );
+    }
+}

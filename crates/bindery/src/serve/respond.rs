@@ -1,0 +1,276 @@
+//! From request to response: method, path, lookup, fallback, conditionals, encoding, range.
+
+use std::borrow::Cow;
+
+use bytes::Bytes;
+use http::header::{
+    ACCEPT, ACCEPT_ENCODING, ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH,
+    CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE, LAST_MODIFIED,
+    LOCATION, RANGE, VARY, X_CONTENT_TYPE_OPTIONS,
+};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+
+use super::range::Decision;
+use super::{Body, ServeCatalog, conditional, encoding, path, range};
+use crate::Mode;
+
+impl ServeCatalog {
+    /// Answers one request. The tower `Service` calls this; it is public so that other
+    /// frameworks, and tests, can use the service without a runtime.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    ///
+    /// let ok = service.respond(&Request::get("/hello.txt").body(()).unwrap());
+    /// assert_eq!(ok.status(), StatusCode::OK);
+    /// let missing = service.respond(&Request::get("/nope.txt").body(()).unwrap());
+    /// assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    /// let escape = service.respond(&Request::get("/%2e%2e/Cargo.toml").body(()).unwrap());
+    /// assert_eq!(escape.status(), StatusCode::BAD_REQUEST);
+    /// ```
+    pub fn respond<B>(&self, request: &Request<B>) -> Response<Body> {
+        let method = request.method();
+        let is_head = method == Method::HEAD;
+        if method != Method::GET && !is_head {
+            let mut response = error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return response;
+        }
+        let decoded = match path::decode(request.uri().path(), self.config.max_path_len) {
+            Ok(decoded) => decoded,
+            Err(reason) => return error(StatusCode::BAD_REQUEST, reason.message()),
+        };
+        let key = decoded.strip_prefix('/').unwrap_or(&decoded);
+        // `//x` or `a//b` never name a file: refusing them here keeps the catalog's lenient
+        // leading-slash rule from turning `//host/` into a protocol-relative redirect target.
+        let has_empty_segment = key.starts_with('/') || key.contains("//");
+        let found = if has_empty_segment {
+            None
+        } else if key.is_empty() || key.ends_with('/') {
+            self.catalog
+                .position(&format!("{key}{}", self.config.index_file))
+        } else {
+            self.catalog.position(key)
+        };
+        let index = match found {
+            Some(index) => index,
+            None if !has_empty_segment && self.is_folder(key) => {
+                return redirect_to_folder(request);
+            }
+            None => match self.fallback_for(request.headers(), &decoded) {
+                Some(index) => index,
+                None => return error(StatusCode::NOT_FOUND, "not found"),
+            },
+        };
+        self.serve_file(index, request.headers(), is_head)
+    }
+
+    fn is_folder(&self, key: &str) -> bool {
+        !key.is_empty()
+            && !key.ends_with('/')
+            && self
+                .catalog
+                .position(&format!("{key}/{}", self.config.index_file))
+                .is_some()
+    }
+
+    fn fallback_for(&self, headers: &HeaderMap, decoded: &str) -> Option<usize> {
+        let index = self.config.fallback?;
+        let is_navigation = headers
+            .get_all(ACCEPT)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .any(|accept| accept.to_ascii_lowercase().contains("text/html"));
+        let is_excluded = self.config.no_fallback.iter().any(|prefix| {
+            decoded.starts_with(prefix.as_str()) || decoded == prefix.trim_end_matches('/')
+        });
+        (is_navigation && !is_excluded).then_some(index)
+    }
+
+    fn serve_file(&self, index: usize, headers: &HeaderMap, is_head: bool) -> Response<Body> {
+        let prepared = &self.prepared[index];
+        let file = prepared.file;
+        if self.catalog.is_dev() {
+            return self.serve_from_disk(index, is_head);
+        }
+        // Ranges apply to the identity representation, so a range request is never gzipped.
+        let range_header = if is_head { None } else { headers.get(RANGE) };
+        let gzip = match (file.gzip(), &prepared.gzip_etag, &prepared.gzip_len) {
+            (Some(bytes), Some(etag), Some(len))
+                if range_header.is_none()
+                    && encoding::accepts_gzip(headers.get(ACCEPT_ENCODING)) =>
+            {
+                Some((bytes, etag, len, file.gzip_etag().unwrap_or_default()))
+            }
+            _ => None,
+        };
+        let (etag, etag_text) = match &gzip {
+            Some((_, etag, _, text)) => (*etag, *text),
+            None => (&prepared.etag, file.etag()),
+        };
+
+        let mut response = Response::new(Body::default());
+        let out = response.headers_mut();
+        out.insert(ETAG, etag.clone());
+        out.insert(CACHE_CONTROL, prepared.cache_control.clone());
+        if let Some(last_modified) = &prepared.last_modified {
+            out.insert(LAST_MODIFIED, last_modified.clone());
+        }
+        if file.gzip().is_some() {
+            out.insert(VARY, HeaderValue::from_static("accept-encoding"));
+        }
+
+        let is_not_modified = match headers.get(IF_NONE_MATCH) {
+            Some(if_none_match) => conditional::none_match(if_none_match, etag_text),
+            None => headers
+                .get(IF_MODIFIED_SINCE)
+                .is_some_and(|since| conditional::not_modified_since(since, file.modified())),
+        };
+        if is_not_modified {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            return response;
+        }
+
+        out.insert(CONTENT_TYPE, prepared.content_type.clone());
+        out.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+        out.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        let len = file.len() as u64;
+        let decision = match range_header {
+            Some(range)
+                if headers.get(IF_RANGE).is_none_or(|validator| {
+                    conditional::if_range_holds(validator, file.etag(), file.modified())
+                }) =>
+            {
+                range::decide(range, len)
+            }
+            _ => Decision::Full,
+        };
+        match decision {
+            Decision::Unsatisfiable => {
+                let mut refused = error(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
+                let content_range = HeaderValue::try_from(format!("bytes */{len}"));
+                if let Ok(content_range) = content_range {
+                    refused.headers_mut().insert(CONTENT_RANGE, content_range);
+                }
+                refused
+            }
+            Decision::Partial { start, end } => {
+                let Ok(body) = self.identity_body(index) else {
+                    return internal_error();
+                };
+                // Bounds come from `range::decide` against this very length.
+                let slice = body.slice(start as usize..=end as usize);
+                *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+                let out = response.headers_mut();
+                out.insert(CONTENT_LENGTH, HeaderValue::from(end - start + 1));
+                if let Ok(content_range) =
+                    HeaderValue::try_from(format!("bytes {start}-{end}/{len}"))
+                {
+                    out.insert(CONTENT_RANGE, content_range);
+                }
+                *response.body_mut() = Body::new(slice);
+                response
+            }
+            Decision::Full => match gzip {
+                Some((bytes, _, compressed_len, _)) => {
+                    out.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                    out.insert(CONTENT_LENGTH, compressed_len.clone());
+                    if !is_head {
+                        *response.body_mut() = Body::new(Bytes::from_static(bytes));
+                    }
+                    response
+                }
+                None => {
+                    out.insert(CONTENT_LENGTH, prepared.identity_len.clone());
+                    if !is_head {
+                        let Ok(body) = self.identity_body(index) else {
+                            return internal_error();
+                        };
+                        *response.body_mut() = Body::new(body);
+                    }
+                    response
+                }
+            },
+        }
+    }
+
+    /// The uncompressed body: lent from the binary, decompressed (through the cache when on), or
+    /// copied in `copy` mode, which exists to show what a copy per request costs.
+    fn identity_body(&self, index: usize) -> Result<Bytes, crate::Error> {
+        let file = self.prepared[index].file;
+        if self.catalog.mode() == Mode::Copy {
+            return file
+                .contents()
+                .map(|contents| Bytes::from(contents.into_owned()));
+        }
+        match (file.raw(), &self.cache) {
+            (Some(raw), _) => Ok(Bytes::from_static(raw)),
+            (None, Some(cache)) => cache.get_or_insert(index, || file.contents().map(cow_to_bytes)),
+            (None, None) => file.contents().map(cow_to_bytes),
+        }
+    }
+
+    /// Dev mode: the file as it is on disk now, so no validators that could go stale.
+    fn serve_from_disk(&self, index: usize, is_head: bool) -> Response<Body> {
+        let prepared = &self.prepared[index];
+        let Some(contents) = self.catalog.get(prepared.file.path()) else {
+            return error(StatusCode::NOT_FOUND, "not found");
+        };
+        let body = cow_to_bytes(contents);
+        let mut response = Response::new(Body::default());
+        let out = response.headers_mut();
+        out.insert(CONTENT_TYPE, prepared.content_type.clone());
+        out.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        out.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+        if !is_head {
+            *response.body_mut() = Body::new(body);
+        }
+        response
+    }
+}
+
+fn cow_to_bytes(contents: Cow<'static, [u8]>) -> Bytes {
+    match contents {
+        Cow::Borrowed(bytes) => Bytes::from_static(bytes),
+        Cow::Owned(bytes) => Bytes::from(bytes),
+    }
+}
+
+/// 307 to the same path with a trailing slash, query kept. Only reached for keys the catalog
+/// knows as folders, so the target is always a local path.
+fn redirect_to_folder<B>(request: &Request<B>) -> Response<Body> {
+    let uri = request.uri();
+    let location = match uri.query() {
+        Some(query) => format!("{}/?{query}", uri.path()),
+        None => format!("{}/", uri.path()),
+    };
+    let mut response = Response::new(Body::default());
+    *response.status_mut() = StatusCode::TEMPORARY_REDIRECT;
+    match HeaderValue::try_from(location) {
+        Ok(location) => {
+            response.headers_mut().insert(LOCATION, location);
+            response
+        }
+        Err(_) => error(StatusCode::BAD_REQUEST, "invalid path"),
+    }
+}
+
+/// A small JSON error body with the right status.
+pub(super) fn error(status: StatusCode, message: &'static str) -> Response<Body> {
+    let body = format!("{{\"error\":\"{message}\",\"status\":{}}}", status.as_u16());
+    let mut response = Response::new(Body::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+fn internal_error() -> Response<Body> {
+    error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+}

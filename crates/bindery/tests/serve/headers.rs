@@ -1,0 +1,141 @@
+//! Response headers computed at build time: type, length, validators, caching.
+
+use bindery::serve::{IMMUTABLE, NO_CACHE, ServeCatalog};
+use http::StatusCode;
+
+use crate::support::{COPY, GZIP, STATIC, TIMED, get, on_disk};
+
+#[tokio::test]
+async fn static_files_carry_type_length_etag_and_accept_ranges() {
+    let service = ServeCatalog::new(&STATIC);
+    let reply = get(&service, "/index.html", &[]).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.header("content-type"), "text/html; charset=utf-8");
+    assert_eq!(
+        reply.header("content-length"),
+        on_disk("index.html").len().to_string()
+    );
+    assert_eq!(
+        reply.header("etag"),
+        STATIC.file("index.html").expect("file").etag()
+    );
+    assert_eq!(reply.header("accept-ranges"), "bytes");
+    assert_eq!(reply.header("x-content-type-options"), "nosniff");
+    assert_eq!(reply.body, on_disk("index.html"));
+    assert!(
+        reply.headers.get("vary").is_none(),
+        "nothing to vary on in static mode"
+    );
+    assert!(
+        reply.headers.get("last-modified").is_none(),
+        "no times unless asked for"
+    );
+}
+
+#[tokio::test]
+async fn content_types_come_from_the_catalog() {
+    let service = ServeCatalog::new(&STATIC);
+    for (path, expected) in [
+        ("/app.js", "text/javascript; charset=utf-8"),
+        ("/style.css", "text/css; charset=utf-8"),
+        ("/images/logo.svg", "image/svg+xml; charset=utf-8"),
+        ("/images/pixel.png", "image/png"),
+        ("/module.wasm", "application/wasm"),
+        ("/data.json", "application/json; charset=utf-8"),
+        ("/notes.unknownext", "application/octet-stream"),
+    ] {
+        assert_eq!(
+            get(&service, path, &[]).await.header("content-type"),
+            expected,
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_mode_serves_the_same_bytes() {
+    for catalog in [&STATIC, &GZIP, &COPY] {
+        let service = ServeCatalog::new(catalog);
+        for file in catalog.iter() {
+            let uri = format!(
+                "/{}",
+                file.path()
+                    .replace('%', "%25")
+                    .replace(' ', "%20")
+                    .replace('#', "%23")
+                    .replace('?', "%3F")
+            );
+            let reply = get(&service, &uri, &[]).await;
+            assert_eq!(reply.status, StatusCode::OK, "{uri}");
+            assert_eq!(reply.body, on_disk(file.path()), "{} {uri}", catalog.mode());
+        }
+    }
+}
+
+#[tokio::test]
+async fn vary_is_set_on_every_asset_with_a_compressed_representation() {
+    let service = ServeCatalog::new(&GZIP);
+    for encoding in ["gzip", "identity", ""] {
+        assert_eq!(
+            get(&service, "/index.html", &[("accept-encoding", encoding)])
+                .await
+                .header("vary"),
+            "accept-encoding"
+        );
+    }
+    assert!(
+        get(&service, "/random.bin", &[])
+            .await
+            .headers
+            .get("vary")
+            .is_none(),
+        "stored raw"
+    );
+}
+
+#[tokio::test]
+async fn last_modified_is_sent_when_the_catalog_has_times() {
+    let service = ServeCatalog::new(&TIMED);
+    let reply = get(&service, "/hello.txt", &[]).await;
+    let modified = TIMED
+        .file("hello.txt")
+        .expect("file")
+        .modified()
+        .expect("time");
+    assert_eq!(
+        reply.header("last-modified"),
+        httpdate::fmt_http_date(modified)
+    );
+}
+
+#[tokio::test]
+async fn cache_control_defaults_and_policy() {
+    let service = ServeCatalog::new(&STATIC);
+    assert_eq!(
+        get(&service, "/index.html", &[])
+            .await
+            .header("cache-control"),
+        NO_CACHE
+    );
+    assert_eq!(
+        get(&service, "/app.js", &[]).await.header("cache-control"),
+        NO_CACHE
+    );
+    let custom = ServeCatalog::new(&STATIC).cache_control(|file| {
+        if file.path().ends_with(".js") {
+            IMMUTABLE
+        } else {
+            "no-store"
+        }
+    });
+    assert_eq!(
+        get(&custom, "/app.js", &[]).await.header("cache-control"),
+        IMMUTABLE
+    );
+    assert_eq!(
+        get(&custom, "/index.html", &[])
+            .await
+            .header("cache-control"),
+        "no-store"
+    );
+}

@@ -1,0 +1,11 @@
+//! The HTTP service through `tower::ServiceExt::oneshot`, one test per behaviour, plus one real
+//! server on 127.0.0.1 driven by a real client.
+
+mod conditional;
+mod encoding;
+mod headers;
+mod methods;
+mod paths;
+mod ranges;
+mod real_server;
+mod support;

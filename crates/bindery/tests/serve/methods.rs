@@ -1,0 +1,52 @@
+//! Methods: GET and HEAD served, everything else 405 with `Allow`.
+
+use bindery::serve::ServeCatalog;
+use http::{Method, Request, StatusCode};
+
+use crate::support::{GZIP, STATIC, get, send};
+
+#[tokio::test]
+async fn head_equals_get_without_a_body() {
+    for catalog in [&STATIC, &GZIP] {
+        let service = ServeCatalog::new(catalog);
+        for (path, encoding) in [
+            ("/index.html", "gzip"),
+            ("/index.html", "identity"),
+            ("/images/pixel.png", "gzip"),
+        ] {
+            let got = get(&service, path, &[("accept-encoding", encoding)]).await;
+            let request = Request::head(path)
+                .header("accept-encoding", encoding)
+                .body(())
+                .expect("request");
+            let head = send(&service, request).await;
+            assert_eq!(head.status, got.status);
+            assert_eq!(head.headers, got.headers, "{path} {encoding}");
+            assert!(head.body.is_empty());
+            assert_eq!(head.header("content-length"), got.body.len().to_string());
+        }
+    }
+}
+
+#[tokio::test]
+async fn other_methods_get_405_with_allow() {
+    let service = ServeCatalog::new(&STATIC);
+    for method in [
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+        Method::TRACE,
+    ] {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri("/hello.txt")
+            .body(())
+            .expect("request");
+        let reply = send(&service, request).await;
+        assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        assert_eq!(reply.header("allow"), "GET, HEAD");
+        assert_eq!(reply.header("content-type"), "application/json");
+    }
+}

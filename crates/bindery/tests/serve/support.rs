@@ -1,0 +1,62 @@
+//! Catalogs and a one-request helper.
+
+use bindery::Catalog;
+use bindery::serve::ServeCatalog;
+use bytes::Bytes;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+pub static GZIP: Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+pub static STATIC: Catalog = bindery::embed!("../../assets/fixtures", mode = "static");
+pub static COPY: Catalog = bindery::embed!("../../assets/fixtures", mode = "copy");
+pub static TIMED: Catalog =
+    bindery::embed!("../../assets/fixtures", mode = "gzip", modified = true);
+
+/// What came back.
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Reply {
+    /// A header as text, or "" when absent.
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .map(|value| value.to_str().expect("ASCII header"))
+            .unwrap_or("")
+    }
+}
+
+/// Sends one request through the service with `oneshot`.
+pub async fn send(service: &ServeCatalog, request: Request<()>) -> Reply {
+    let response = service.clone().oneshot(request).await.expect("infallible");
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.expect("full body").to_bytes();
+    Reply {
+        status: parts.status,
+        headers: parts.headers,
+        body,
+    }
+}
+
+/// GET `uri` with the given headers.
+pub async fn get(service: &ServeCatalog, uri: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut request = Request::get(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    send(service, request.body(()).expect("valid request")).await
+}
+
+/// The fixture file's bytes on disk.
+pub fn on_disk(path: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../assets/fixtures")
+            .join(path),
+    )
+    .expect("fixture exists")
+}
