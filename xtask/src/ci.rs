@@ -12,7 +12,8 @@ pub struct Args {
     pub tests_only: bool,
 }
 
-/// Runs the checks in order, stopping at the first failure.
+/// Runs the checks in order, stopping at the first failure. Doc tests run first and nextest
+/// last, so the run closes on the summary of every test.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     if !args.tests_only {
         cargo(&["fmt", "--all", "--check"])?;
@@ -25,14 +26,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "warnings",
         ])?;
     }
-    cargo(&["test", "--workspace"])?;
+    ensure_nextest()?;
+    cargo(&["test", "--workspace", "--doc"])?;
+    cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])?;
     Ok(())
 }
 
+/// Installs cargo-nextest from crates.io when this machine lacks it.
+fn ensure_nextest() -> anyhow::Result<()> {
+    let has_nextest = Command::new(cargo_binary())
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if has_nextest {
+        return Ok(());
+    }
+    cargo(&["install", "cargo-nextest", "--locked"])
+}
+
+fn cargo_binary() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
 fn cargo(args: &[&str]) -> anyhow::Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("xtask ci: cargo {}", args.join(" "));
-    let status = Command::new(cargo)
+    let status = Command::new(cargo_binary())
         .args(args)
         .status()
         .with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
