@@ -1,1 +1,80 @@
-fn main() {}
+//! `geo-server`: parse flags, load the database, serve until SIGINT or SIGTERM.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use geo_server::cli::Args;
+use geo_server::db::{DbMode, GeoDb};
+use geo_server::server::{self, Limits};
+use geo_server::{AppState, app, reload};
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(error.exit_code() as u8);
+        }
+    };
+    let filter =
+        tracing_subscriber::EnvFilter::try_new(&args.log).unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("geo-server: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(args: &Args) -> anyhow::Result<GeoDb> {
+    let db = match (args.geodb_mode, &args.geodb) {
+        (DbMode::Embed, None) => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
+        (DbMode::Embed, Some(_)) => anyhow::bail!(
+            "--geodb is for the copy and mmap modes; embed uses the built-in database"
+        ),
+        (DbMode::Copy, None) => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
+        (DbMode::Copy, Some(path)) => GeoDb::copied_from_file(path)?,
+        (DbMode::Mmap, Some(path)) => GeoDb::mapped(path)?,
+        (DbMode::Mmap, None) => anyhow::bail!("--geodb-mode mmap needs --geodb PATH"),
+    };
+    Ok(db)
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let db = load(&args)?;
+    let info = db.info();
+    tracing::info!(
+        mode = info.mode.as_str(),
+        origin = %info.origin,
+        database_type = %info.database_type,
+        build_epoch = info.build_epoch,
+        size = info.size,
+        load_ms = info.load_time.as_secs_f64() * 1000.0,
+        reader_heap_bytes = info.reader_heap_bytes,
+        "database loaded"
+    );
+    let mut state = AppState::new(db);
+    state.trust_proxy = args.trust_proxy;
+    let limits = Limits {
+        header_read_timeout: Duration::from_secs(args.header_read_timeout),
+        request_timeout: Duration::from_secs(args.request_timeout),
+        shutdown_grace: Duration::from_secs(args.shutdown_grace),
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async move {
+        let listener = server::bind(args.addr)
+            .await
+            .map_err(|error| anyhow::anyhow!("cannot listen on {}: {error}", args.addr))?;
+        tracing::info!(addr = %listener.local_addr()?, "listening");
+        tokio::spawn(reload::watch(
+            Arc::clone(&state.db),
+            Duration::from_secs(args.reload_poll.max(1)),
+        ));
+        server::serve(listener, app(state), limits, server::shutdown_signal()).await?;
+        Ok(())
+    })
+}

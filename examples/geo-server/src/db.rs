@@ -1,0 +1,292 @@
+//! The GeoIP database in one of three modes, behind an atomic pointer so the mmap mode can swap
+//! in a new file while lookups in flight finish on the old one.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use maxminddb::{MaxMindDbError, Mmap, Reader};
+
+use crate::alloc::heap_in_use;
+use crate::answer::{self, Language};
+
+/// Where the reader's bytes live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DbMode {
+    /// The `&'static [u8]` embedded in the binary: no copy, pages shared and reclaimable.
+    Embed,
+    /// A heap copy (of the embedded bytes, or of `--geodb` read whole): Go's `ReadFile` mistake,
+    /// kept to show its cost.
+    Copy,
+    /// A memory map of `--geodb`: no copy; can be reloaded without a restart.
+    Mmap,
+}
+
+impl DbMode {
+    /// The mode's name as the CLI spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DbMode::Embed => "embed",
+            DbMode::Copy => "copy",
+            DbMode::Mmap => "mmap",
+        }
+    }
+}
+
+/// What was loaded and what it cost.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DbInfo {
+    /// The mode.
+    pub mode: DbMode,
+    /// Where the bytes came from: the embedded database's origin, or a file path.
+    pub origin: String,
+    /// `database_type` from the metadata.
+    pub database_type: String,
+    /// `build_epoch` from the metadata, in seconds since the Unix epoch.
+    pub build_epoch: u64,
+    /// Size of the database in bytes.
+    pub size: usize,
+    /// Time to create the reader (including the copy in `copy` mode).
+    pub load_time: Duration,
+    /// Heap bytes the reader retains (the whole database in `copy` mode; a few hundred otherwise).
+    pub reader_heap_bytes: usize,
+}
+
+/// Why a database could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The file could not be opened, read or mapped.
+    #[error("cannot read database {}: {source}", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The file is empty.
+    #[error("database {} is empty", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The bytes are not a MaxMind DB, or fail verification (truncated, corrupt).
+    #[error("{origin} is not a valid MaxMind DB: {source}")]
+    Invalid {
+        /// Where the bytes came from.
+        origin: String,
+        /// What the reader found.
+        source: MaxMindDbError,
+    },
+    /// A MaxMind DB of another kind (ASN, Country...).
+    #[error("{origin} is a {database_type} database; a City database is needed")]
+    WrongType {
+        /// Where the bytes came from.
+        origin: String,
+        /// Its `database_type`.
+        database_type: String,
+    },
+    /// Only a memory-mapped file can be reloaded.
+    #[error("only the mmap mode reloads its database")]
+    NotReloadable,
+}
+
+enum AnyReader {
+    Embedded(Reader<&'static [u8]>),
+    Copied(Reader<Vec<u8>>),
+    Mapped(Reader<Mmap>),
+}
+
+struct Loaded {
+    reader: AnyReader,
+    info: DbInfo,
+}
+
+/// The database the server answers from.
+///
+/// ```
+/// use geo_server::answer::Language;
+/// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
+/// let json = db.lookup("81.2.69.160".parse().unwrap(), Language::English).unwrap().unwrap();
+/// assert!(String::from_utf8(json).unwrap().contains("\"London\""));
+/// ```
+pub struct GeoDb {
+    current: ArcSwap<Loaded>,
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for GeoDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeoDb").field("info", &self.info()).finish()
+    }
+}
+
+impl GeoDb {
+    /// Reads the embedded bytes in place. They were verified when the binary was built.
+    pub fn embedded(bytes: &'static [u8], origin: &str) -> Result<Self, DbError> {
+        let (reader, info) = measure(DbMode::Embed, origin, bytes.len(), || {
+            Reader::from_source(bytes)
+        })?;
+        Ok(Self::new(AnyReader::Embedded(reader), info, None))
+    }
+
+    /// Copies the embedded bytes to the heap first, as Go's `embed.FS.ReadFile` would.
+    pub fn copied(bytes: &[u8], origin: &str) -> Result<Self, DbError> {
+        let (reader, info) = measure(DbMode::Copy, origin, bytes.len(), || {
+            Reader::from_source(bytes.to_vec())
+        })?;
+        Ok(Self::new(AnyReader::Copied(reader), info, None))
+    }
+
+    /// Reads a whole file to the heap and verifies it.
+    pub fn copied_from_file(path: &Path) -> Result<Self, DbError> {
+        check_file(path)?;
+        let origin = path.display().to_string();
+        let size = file_size(path)?;
+        let (reader, info) = measure(DbMode::Copy, &origin, size, || {
+            std::fs::read(path)
+                .map_err(MaxMindDbError::from)
+                .and_then(Reader::from_source)
+        })?;
+        verify(&reader, &origin)?;
+        Ok(Self::new(AnyReader::Copied(reader), info, None))
+    }
+
+    /// Maps a file and verifies it. The file must only ever be replaced by an atomic rename:
+    /// truncating or rewriting a mapped file in place makes readers fault (SIGBUS).
+    pub fn mapped(path: &Path) -> Result<Self, DbError> {
+        let (reader, info) = map(path)?;
+        Ok(Self::new(
+            AnyReader::Mapped(reader),
+            info,
+            Some(path.to_path_buf()),
+        ))
+    }
+
+    fn new(reader: AnyReader, info: DbInfo, path: Option<PathBuf>) -> Self {
+        GeoDb {
+            current: ArcSwap::from_pointee(Loaded { reader, info }),
+            path,
+        }
+    }
+
+    /// Maps the file again, verifies it and swaps it in atomically. Lookups in flight finish on
+    /// the old map, which is unmapped when the last of them drops it. On any error the current
+    /// database stays in place.
+    pub fn reload(&self) -> Result<DbInfo, DbError> {
+        let path = self.path.as_deref().ok_or(DbError::NotReloadable)?;
+        let (reader, info) = map(path)?;
+        self.current.store(Arc::new(Loaded {
+            reader: AnyReader::Mapped(reader),
+            info: info.clone(),
+        }));
+        Ok(info)
+    }
+
+    /// The file a mapped database reloads from.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// What is loaded now.
+    pub fn info(&self) -> DbInfo {
+        self.current.load().info.clone()
+    }
+
+    /// Looks `ip` up and renders the answer as JSON, or `None` when the database has no data for
+    /// it (private, reserved, unknown).
+    pub fn lookup(
+        &self,
+        ip: IpAddr,
+        language: Language,
+    ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
+        let loaded = self.current.load();
+        match &loaded.reader {
+            AnyReader::Embedded(reader) => answer::render(reader, ip, language),
+            AnyReader::Copied(reader) => answer::render(reader, ip, language),
+            AnyReader::Mapped(reader) => answer::render(reader, ip, language),
+        }
+    }
+}
+
+fn file_size(path: &Path) -> Result<usize, DbError> {
+    std::fs::metadata(path)
+        .map(|metadata| metadata.len() as usize)
+        .map_err(|source| DbError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+fn check_file(path: &Path) -> Result<(), DbError> {
+    if file_size(path)? == 0 {
+        return Err(DbError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+fn map(path: &Path) -> Result<(Reader<Mmap>, DbInfo), DbError> {
+    check_file(path)?;
+    let origin = path.display().to_string();
+    let size = file_size(path)?;
+    let (reader, info) = measure(DbMode::Mmap, &origin, size, || {
+        // SAFETY: the map is read-only and lives as long as the reader. The remaining hazard, the
+        // file being truncated or rewritten in place while mapped, is excluded by the documented
+        // contract that the database is only ever replaced by an atomic rename (README, --help).
+        unsafe { Reader::open_mmap(path) }
+    })?;
+    verify(&reader, &origin)?;
+    Ok((reader, info))
+}
+
+fn verify<S: AsRef<[u8]>>(reader: &Reader<S>, origin: &str) -> Result<(), DbError> {
+    reader.verify().map_err(|source| DbError::Invalid {
+        origin: origin.to_owned(),
+        source,
+    })
+}
+
+/// Creates a reader, timing it and counting the heap it retains, and checks its type.
+fn measure<S: AsRef<[u8]>>(
+    mode: DbMode,
+    origin: &str,
+    size: usize,
+    create: impl FnOnce() -> Result<Reader<S>, MaxMindDbError>,
+) -> Result<(Reader<S>, DbInfo), DbError> {
+    let heap_before = heap_in_use();
+    let started = Instant::now();
+    let reader = create().map_err(|source| match source {
+        MaxMindDbError::Io(source) => DbError::Open {
+            path: PathBuf::from(origin),
+            source,
+        },
+        source => DbError::Invalid {
+            origin: origin.to_owned(),
+            source,
+        },
+    })?;
+    let load_time = started.elapsed();
+    let reader_heap_bytes = heap_in_use().saturating_sub(heap_before);
+    let metadata = reader.metadata();
+    let database_type = metadata.database_type.clone();
+    if !database_type.contains("City") && !database_type.contains("Enterprise") {
+        return Err(DbError::WrongType {
+            origin: origin.to_owned(),
+            database_type,
+        });
+    }
+    let info = DbInfo {
+        mode,
+        origin: origin.to_owned(),
+        database_type,
+        build_epoch: metadata.build_epoch,
+        size,
+        load_time,
+        reader_heap_bytes,
+    };
+    Ok((reader, info))
+}

@@ -1,0 +1,21 @@
+//! bindery's showcase: a single-page app and a GeoIP API from one binary.
+//!
+//! The SPA is embedded with `bindery::embed!` in `gzip` mode and served by
+//! `bindery::serve::ServeCatalog`; the GeoIP database is embedded by the `geodb` crate and read
+//! in place, copied to the heap, or memory-mapped from a file ([`db::DbMode`]).
+
+pub mod address;
+pub mod alloc;
+pub mod answer;
+pub mod cli;
+pub mod db;
+pub mod error;
+pub mod metrics;
+pub mod reload;
+mod routes;
+pub mod server;
+
+pub use routes::{AppState, SPA, app};
+
+#[global_allocator]
+static ALLOCATOR: alloc::CountingAllocator = alloc::CountingAllocator;

@@ -1,0 +1,72 @@
+//! Reloading a memory-mapped database: on SIGHUP, and when the file is replaced by a rename.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::db::GeoDb;
+
+/// Identity of the file at a path: a rename puts a new inode there.
+fn identity(path: &std::path::Path) -> Option<(u64, u64, i64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((
+        metadata.dev(),
+        metadata.ino(),
+        metadata.mtime(),
+        metadata.len(),
+    ))
+}
+
+/// Reloads now and logs the outcome; the old database stays on any error.
+pub fn reload_now(db: &GeoDb) {
+    match db.reload() {
+        Ok(info) => tracing::info!(
+            database_type = %info.database_type,
+            build_epoch = info.build_epoch,
+            size = info.size,
+            "database reloaded"
+        ),
+        Err(error) => tracing::error!(%error, "reload refused; keeping the current database"),
+    }
+}
+
+/// Watches for SIGHUP and for the file being replaced (polled every `poll`), reloading on either.
+/// Runs until the process ends. Does nothing for databases that cannot reload.
+pub async fn watch(db: Arc<GeoDb>, poll: Duration) {
+    let Some(path) = db.path().map(std::path::Path::to_path_buf) else {
+        return;
+    };
+    let mut hangup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+        Ok(signal) => Some(signal),
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGHUP");
+            None
+        }
+    };
+    let mut last = identity(&path);
+    let mut ticker = tokio::time::interval(poll);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let on_signal = async {
+            match hangup.as_mut() {
+                Some(signal) => signal.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = on_signal => {
+                tracing::info!("SIGHUP received");
+                reload_now(&db);
+                last = identity(&path);
+            }
+            _ = ticker.tick() => {
+                let now = identity(&path);
+                if now.is_some() && now != last {
+                    tracing::info!(path = %path.display(), "database file replaced");
+                    reload_now(&db);
+                    last = now;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! The router: `/geo/<ip>`, `/geo/me`, `/healthz`, `/metrics`, `/openapi.json`, and the SPA.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{ConnectInfo, MatchedPath, Path, Query, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use bindery::Catalog;
+use bindery::serve::ServeCatalog;
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, HeaderValue, StatusCode};
+use maxminddb::MaxMindDbError;
+
+use crate::address::{self, AddressError};
+use crate::answer::Language;
+use crate::db::GeoDb;
+use crate::error::AppError;
+use crate::metrics::{Metrics, ROUTES};
+
+/// The single-page app, gzip-compressed at build time and sent as stored to browsers.
+pub static SPA: Catalog = bindery::embed!("../../assets/spa", mode = "gzip");
+
+/// Decompressed SPA bodies kept for clients that do not take gzip (curl without `--compressed`).
+const SPA_CACHE_BUDGET: usize = 4 * 1024 * 1024;
+
+/// Everything the handlers share.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The database.
+    pub db: Arc<GeoDb>,
+    /// Request counters.
+    pub metrics: Arc<Metrics>,
+    /// Whether `/geo/me` believes `X-Forwarded-For` (only behind a proxy you run).
+    pub trust_proxy: bool,
+}
+
+impl AppState {
+    /// State around a database, with fresh counters and no proxy trusted.
+    pub fn new(db: GeoDb) -> Self {
+        AppState {
+            db: Arc::new(db),
+            metrics: Arc::new(Metrics::default()),
+            trust_proxy: false,
+        }
+    }
+}
+
+/// The whole application. Tests drive it with `oneshot`; `main` serves it.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use tower::ServiceExt;
+/// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
+/// let app = geo_server::app(geo_server::AppState::new(db));
+/// let request = http::Request::get("/geo/8.8.8.8").body(axum::body::Body::empty()).unwrap();
+/// let response = app.oneshot(request).await.unwrap();
+/// assert_eq!(response.status(), http::StatusCode::OK);
+/// # });
+/// ```
+pub fn app(state: AppState) -> Router {
+    let assets = ServeCatalog::new(&SPA)
+        .spa_fallback("index.html")
+        .no_fallback_prefix("/geo/")
+        .no_fallback_prefix("/metrics")
+        .no_fallback_prefix("/healthz")
+        .no_fallback_prefix("/openapi.json")
+        .decompressed_cache(SPA_CACHE_BUDGET);
+    Router::new()
+        .route("/geo/me", get(geo_me))
+        .route("/geo/{ip}", get(geo_ip))
+        .route("/geo", get(missing_address))
+        .route("/geo/", get(missing_address))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
+        .fallback_service(assets)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), count))
+        .with_state(state)
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct LangQuery {
+    lang: Option<String>,
+}
+
+fn language(query: Result<Query<LangQuery>, QueryRejection>) -> Result<Language, AppError> {
+    let Ok(Query(query)) = query else {
+        return Err(AppError::BadLanguage("?".to_owned()));
+    };
+    match query.lang {
+        None => Ok(Language::English),
+        Some(code) => Language::from_code(&code).ok_or(AppError::BadLanguage(code)),
+    }
+}
+
+async fn geo_ip(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<LangQuery>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let Path(text) = path.map_err(|_| AddressError::Malformed)?;
+    let ip = address::parse(&text)?;
+    lookup(&state, ip, language(query)?)
+}
+
+async fn geo_me(
+    State(state): State<AppState>,
+    query: Result<Query<LangQuery>, QueryRejection>,
+    request: Request,
+) -> Result<Response, AppError> {
+    let language = language(query)?;
+    let forwarded = state
+        .trust_proxy
+        .then(|| forwarded_for(request.headers()))
+        .flatten();
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip().to_canonical());
+    let ip = forwarded
+        .or(peer)
+        .ok_or_else(|| AppError::Internal("no peer address on the connection".to_owned()))?;
+    lookup(&state, ip, language)
+}
+
+/// The address the trusted proxy saw: the right-most valid entry of `X-Forwarded-For` (entries
+/// to its left were written by the client and prove nothing).
+fn forwarded_for(headers: &HeaderMap) -> Option<IpAddr> {
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .filter_map(|entry| address::parse(entry.trim()).ok())
+        .next_back()
+}
+
+fn lookup(state: &AppState, ip: IpAddr, language: Language) -> Result<Response, AppError> {
+    match state.db.lookup(ip, language) {
+        Ok(Some(json)) => Ok((
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            json,
+        )
+            .into_response()),
+        Ok(None) => Err(AppError::NotFound),
+        Err(MaxMindDbError::InvalidInput { message }) => Err(AppError::Unsupported(message)),
+        Err(error) => Err(AppError::Internal(format!("lookup of {ip}: {error}"))),
+    }
+}
+
+async fn missing_address() -> AppError {
+    AppError::BadAddress(AddressError::Empty)
+}
+
+async fn healthz(State(state): State<AppState>) -> Json<serde_json::Value> {
+    let info = state.db.info();
+    Json(serde_json::json!({
+        "status": "ok",
+        "database": {
+            "mode": info.mode,
+            "database_type": info.database_type,
+            "build_epoch": info.build_epoch,
+            "size": info.size,
+        },
+    }))
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let body = crate::metrics::render(
+        &state.metrics,
+        &state.db.info(),
+        crate::alloc::heap_in_use(),
+    );
+    (
+        [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        body,
+    )
+}
+
+async fn openapi() -> impl IntoResponse {
+    (
+        [(CONTENT_TYPE, "application/json")],
+        include_str!("openapi.json"),
+    )
+}
+
+async fn method_not_allowed() -> Response {
+    let body = serde_json::json!({ "error": "method not allowed", "status": 405 });
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [("allow", "GET, HEAD")],
+        Json(body),
+    )
+        .into_response()
+}
+
+/// Counts every answered request by route label and status.
+async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let route = match request.extensions().get::<MatchedPath>() {
+        Some(matched) => ROUTES
+            .iter()
+            .copied()
+            .find(|route| *route == matched.as_str())
+            .unwrap_or("other"),
+        None => "static",
+    };
+    let response = next.run(request).await;
+    state.metrics.record(route, response.status().as_u16());
+    response
+}
