@@ -11,7 +11,7 @@ use geo_server::server::{self, Limits};
 use geo_server::{AppState, app, reload};
 
 fn main() -> ExitCode {
-    let args = match Args::try_parse() {
+    let args = match Args::try_parse().and_then(check_usage) {
         Ok(args) => args,
         Err(error) => {
             let _ = error.print();
@@ -30,12 +30,20 @@ fn main() -> ExitCode {
     }
 }
 
+/// Flag combinations clap cannot express: a usage error (exit status 2) like any other.
+fn check_usage(args: Args) -> Result<Args, clap::Error> {
+    if args.geodb_mode == DbMode::Embed && args.geodb.is_some() {
+        return Err(<Args as clap::CommandFactory>::command().error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "--geodb is for --geodb-mode copy or mmap; embed uses the built-in database",
+        ));
+    }
+    Ok(args)
+}
+
 fn load(args: &Args) -> anyhow::Result<GeoDb> {
     let db = match (args.geodb_mode, &args.geodb) {
-        (DbMode::Embed, None) => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
-        (DbMode::Embed, Some(_)) => anyhow::bail!(
-            "--geodb is for the copy and mmap modes; embed uses the built-in database"
-        ),
+        (DbMode::Embed, _) => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
         (DbMode::Copy, None) => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
         (DbMode::Copy, Some(path)) => GeoDb::copied_from_file(path)?,
         (DbMode::Mmap, Some(path)) => GeoDb::mapped(path)?,

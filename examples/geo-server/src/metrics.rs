@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::db::DbInfo;
 
-/// Route labels; requests are counted per label without allocating.
+/// Route labels; requests are counted per label without allocating. Path parameters are written
+/// `:ip` rather than `{ip}`: braces inside label values trip up some scrapers' parsers.
 pub const ROUTES: [&str; 7] = [
-    "/geo/{ip}",
+    "/geo/:ip",
     "/geo/me",
     "/healthz",
     "/metrics",
@@ -15,6 +16,26 @@ pub const ROUTES: [&str; 7] = [
     "static",
     "other",
 ];
+
+/// The label of a matched route (`/geo/{ip}` -> `/geo/:ip`), `other` for unknown ones.
+///
+/// ```
+/// assert_eq!(geo_server::metrics::route_label("/geo/{ip}"), "/geo/:ip");
+/// assert_eq!(geo_server::metrics::route_label("/healthz"), "/healthz");
+/// ```
+pub fn route_label(matched: &str) -> &'static str {
+    let label = if matched == "/geo/{ip}" {
+        "/geo/:ip"
+    } else {
+        matched
+    };
+    ROUTES
+        .iter()
+        .copied()
+        .find(|route| *route == label)
+        .unwrap_or("other")
+}
+
 const STATUSES: [u16; 13] = [
     200, 206, 304, 307, 400, 404, 405, 408, 413, 416, 431, 500, 503,
 ];

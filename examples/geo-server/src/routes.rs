@@ -19,7 +19,7 @@ use crate::address::{self, AddressError};
 use crate::answer::Language;
 use crate::db::GeoDb;
 use crate::error::AppError;
-use crate::metrics::{Metrics, ROUTES};
+use crate::metrics::{Metrics, route_label};
 
 /// The single-page app, gzip-compressed at build time and sent as stored to browsers.
 pub static SPA: Catalog = bindery::embed!("../../assets/spa", mode = "gzip");
@@ -202,11 +202,7 @@ async fn method_not_allowed() -> Response {
 /// Counts every answered request by route label and status.
 async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let route = match request.extensions().get::<MatchedPath>() {
-        Some(matched) => ROUTES
-            .iter()
-            .copied()
-            .find(|route| *route == matched.as_str())
-            .unwrap_or("other"),
+        Some(matched) => route_label(matched.as_str()),
         None => "static",
     };
     let response = next.run(request).await;

@@ -1,0 +1,51 @@
+//! Swapping a mapped database: replaced by rename, verified, swapped; a corrupt one refused.
+
+use geo_server::answer::Language;
+use geo_server::db::GeoDb;
+
+use crate::support::{sample_file, write_other_database};
+
+fn city_of(db: &GeoDb, ip: &str) -> String {
+    let json = db
+        .lookup(ip.parse().expect("address"), Language::English)
+        .expect("lookup")
+        .expect("found");
+    let value: serde_json::Value = serde_json::from_slice(&json).expect("json");
+    value["city"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn a_database_replaced_by_rename_is_swapped_in_and_a_corrupt_one_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let live = sample_file(dir.path());
+    let db = GeoDb::mapped(&live).expect("mapped");
+    assert_eq!(city_of(&db, "81.2.69.160"), "London");
+
+    // A lookup in flight keeps using the old map: hold its answer across the swap.
+    let next = dir.path().join("next.mmdb");
+    write_other_database(&next, "Test-City", "Testville");
+    std::fs::rename(&next, &live).expect("rename");
+    assert_eq!(
+        city_of(&db, "81.2.69.160"),
+        "London",
+        "nothing changes before the reload"
+    );
+    let info = db.reload().expect("valid replacement");
+    assert_eq!(info.database_type, "Test-City");
+    assert_eq!(city_of(&db, "81.2.69.160"), "Testville");
+
+    let corrupt = dir.path().join("corrupt.mmdb");
+    std::fs::write(&corrupt, b"definitely not a MaxMind database").expect("write");
+    std::fs::rename(&corrupt, &live).expect("rename");
+    let error = db.reload().expect_err("corrupt replacement");
+    assert!(
+        error.to_string().contains("not a valid MaxMind DB"),
+        "{error}"
+    );
+    assert_eq!(
+        city_of(&db, "81.2.69.160"),
+        "Testville",
+        "the old database stays"
+    );
+    assert_eq!(db.info().database_type, "Test-City");
+}
