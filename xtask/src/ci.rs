@@ -1,5 +1,10 @@
 //! `cargo xtask ci`: the one command that runs every check, on a fresh machine as on CI.
+//!
+//! It installs what the tests need (Debian's chromium for the browser test, the npm packages,
+//! cargo-nextest), then runs fmt, clippy, doc tests, the browser test, and every other test with
+//! nextest last, so the run closes on the total.
 
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, bail};
@@ -12,24 +17,52 @@ pub struct Args {
     pub tests_only: bool,
 }
 
-/// Runs the checks in order, stopping at the first failure. Doc tests run first and nextest
-/// last, so the run closes on the summary of every test.
+const CHROMIUM: &str = "/usr/bin/chromium";
+const E2E: &str = "examples/geo-server/e2e";
+
+/// Runs the checks in order, stopping at the first failure.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    install_system_packages()?;
+    ensure_nextest()?;
+    run_command(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix", E2E]))?;
     if !args.tests_only {
         cargo(&["fmt", "--all", "--check"])?;
-        cargo(&[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ])?;
+        cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
     }
-    ensure_nextest()?;
     cargo(&["test", "--workspace", "--doc"])?;
+    cargo(&["build", "--package", "geo-server"])?;
+    run_command(
+        Command::new("node")
+            .args(["--test", E2E])
+            .env("CHROMIUM", CHROMIUM)
+            .env("GEO_SERVER_BIN", "target/debug/geo-server"),
+    )?;
     cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])?;
     Ok(())
+}
+
+/// Debian's chromium (the browser test) and a colour emoji font (flags in its screenshots).
+fn install_system_packages() -> anyhow::Result<()> {
+    let has_emoji_font = Path::new("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf").exists();
+    if Path::new(CHROMIUM).exists() && has_emoji_font {
+        return Ok(());
+    }
+    if !is_root() {
+        bail!("the browser test needs Debian's chromium: run as root, or `apt-get install chromium fonts-noto-color-emoji`");
+    }
+    run_command(Command::new("apt-get").args(["update", "-qq"]))?;
+    run_command(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-noto-color-emoji"])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
 }
 
 /// Installs cargo-nextest from crates.io when this machine lacks it.
@@ -49,13 +82,20 @@ fn cargo_binary() -> std::ffi::OsString {
 }
 
 fn cargo(args: &[&str]) -> anyhow::Result<()> {
-    eprintln!("xtask ci: cargo {}", args.join(" "));
-    let status = Command::new(cargo_binary())
-        .args(args)
-        .status()
-        .with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
+    run_command(Command::new(cargo_binary()).args(args))
+}
+
+/// Runs a command in the foreground, failing with its command line when it fails.
+pub fn run_command(command: &mut Command) -> anyhow::Result<()> {
+    let line = format!(
+        "{} {}",
+        command.get_program().to_string_lossy(),
+        command.get_args().map(|arg| arg.to_string_lossy()).collect::<Vec<_>>().join(" ")
+    );
+    eprintln!("xtask: {line}");
+    let status = command.status().with_context(|| format!("cannot run {line}"))?;
     if !status.success() {
-        bail!("cargo {} failed ({status})", args.join(" "));
+        bail!("{line} failed ({status})");
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Project tasks, run as `cargo xtask <task>`.
 
 mod ci;
+mod geodb;
 
 use std::process::ExitCode;
 
@@ -18,6 +19,8 @@ struct Cli {
 enum Task {
     /// Run every check CI runs: install what tests need, cargo fmt, clippy and all tests.
     Ci(ci::Args),
+    /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
+    Geodb(geodb::Args),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.task {
         Task::Ci(args) => ci::run(&args),
+        Task::Geodb(args) => geodb::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,134 @@
+// The SPA in a real browser against the real server: type an address, see the city and the
+// marker, use the keyboard, follow a deep link, open the memory view, and never log an error.
+// The screenshot is kept as a test artifact in target/e2e/.
+
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const workspace = resolve(here, "../../..");
+const binary = process.env.GEO_SERVER_BIN ?? join(workspace, "target/debug/geo-server");
+const artifacts = join(workspace, "target/e2e");
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+let server;
+let base;
+let browser;
+
+/** Starts the server on a free port; resolves with its base URL from the "listening" log line. */
+function startServer() {
+  return new Promise((resolvePromise, reject) => {
+    server = spawn(binary, ["--addr", "127.0.0.1:0"], { env: { ...process.env, NO_COLOR: "1" } });
+    server.on("error", reject);
+    server.on("exit", (code) => reject(new Error(`geo-server exited early (${code})`)));
+    createInterface({ input: server.stdout }).on("line", (line) => {
+      const match = /listening addr=(\S+)/.exec(line);
+      if (match) resolvePromise(`http://${match[1]}`);
+    });
+  });
+}
+
+before(async () => {
+  base = await startServer();
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  mkdirSync(artifacts, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.removeAllListeners("exit");
+  server?.kill("SIGTERM");
+});
+
+/** A new page that records console errors and uncaught exceptions. */
+async function openPage() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const problems = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`exception: ${error.message}`));
+  return { page, problems };
+}
+
+test("typing an address shows its city and puts the marker on the map", async () => {
+  const { page, problems } = await openPage();
+  await page.goto(base + "/");
+  await page.fill("#address", "81.2.69.160");
+  await page.press("#address", "Enter");
+  await page.waitForFunction(() => document.querySelector("#place").textContent.includes("London"));
+  assert.equal(await page.textContent("#city"), "London");
+  assert.equal(await page.textContent("#network"), "81.2.68.0/23");
+  assert.equal(await page.textContent("#iso"), "GB");
+  assert.equal(new URL(page.url()).pathname, "/lookup/81.2.69.160", "the address is in the URL");
+  const marker = page.locator("#marker");
+  assert.ok(await marker.isVisible(), "the marker is shown");
+  const left = await marker.evaluate((element) => parseFloat(element.style.left));
+  const top = await marker.evaluate((element) => parseFloat(element.style.top));
+  assert.ok(Math.abs(left - ((-0.0931 + 180) / 360) * 100) < 0.01, `marker left ${left}%`);
+  assert.ok(Math.abs(top - ((90 - 51.5142) / 180) * 100) < 0.01, `marker top ${top}%`);
+  await page.screenshot({ path: join(artifacts, "spa-lookup.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the keyboard alone reaches every control, and a miss is explained", async () => {
+  const { page, problems } = await openPage();
+  await page.goto(base + "/");
+  const focused = [];
+  for (let step = 0; step < 6; step++) {
+    await page.keyboard.press("Tab");
+    focused.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent.trim()));
+  }
+  for (const control of ["address", "lookup-button", "me-button"]) {
+    assert.ok(focused.includes(control), `Tab reaches #${control}: ${focused}`);
+  }
+  await page.focus("#me-button");
+  await page.keyboard.press("Enter");
+  // The browser comes from 127.0.0.1, which no GeoIP database knows.
+  await page.waitForSelector("#error:not([hidden])");
+  assert.match(await page.textContent("#error"), /not in the database/);
+  assert.deepEqual(problems.filter((problem) => !problem.includes("404")), []);
+  await page.close();
+});
+
+test("a deep link loads the app and looks the address up", async () => {
+  const { page, problems } = await openPage();
+  await page.goto(base + "/lookup/2001:4860:4860::8888");
+  await page.waitForFunction(() => document.querySelector("#city").textContent === "Mountain View");
+  assert.equal(await page.inputValue("#address"), "2001:4860:4860::8888");
+  assert.ok(await page.locator("#marker").isVisible());
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the memory view charts the server's figures", async () => {
+  const { page, problems } = await openPage();
+  await page.goto(base + "/");
+  await page.click("#nav-stats");
+  await page.waitForFunction(() => document.querySelectorAll("#chart rect").length === 4);
+  assert.equal(new URL(page.url()).pathname, "/stats");
+  assert.equal(await page.textContent("#db-mode"), "embed");
+  const labels = await page.locator("#chart text").allTextContents();
+  assert.ok(labels.some((label) => label.includes("file-backed")), labels.join(" | "));
+  await page.screenshot({ path: join(artifacts, "spa-stats.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
