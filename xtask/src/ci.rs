@@ -27,7 +27,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     run_command(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix", E2E]))?;
     if !args.tests_only {
         cargo(&["fmt", "--all", "--check"])?;
-        cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])?;
     }
     cargo(&["test", "--workspace", "--doc"])?;
     cargo(&["build", "--package", "geo-server"])?;
@@ -48,12 +55,21 @@ fn install_system_packages() -> anyhow::Result<()> {
         return Ok(());
     }
     if !is_root() {
-        bail!("the browser test needs Debian's chromium: run as root, or `apt-get install chromium fonts-noto-color-emoji`");
+        bail!(
+            "the browser test needs Debian's chromium: run as root, or `apt-get install chromium fonts-noto-color-emoji`"
+        );
     }
     run_command(Command::new("apt-get").args(["update", "-qq"]))?;
     run_command(
         Command::new("apt-get")
-            .args(["install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-noto-color-emoji"])
+            .args([
+                "install",
+                "-y",
+                "-qq",
+                "--no-install-recommends",
+                "chromium",
+                "fonts-noto-color-emoji",
+            ])
             .env("DEBIAN_FRONTEND", "noninteractive"),
     )
 }
@@ -90,10 +106,16 @@ pub fn run_command(command: &mut Command) -> anyhow::Result<()> {
     let line = format!(
         "{} {}",
         command.get_program().to_string_lossy(),
-        command.get_args().map(|arg| arg.to_string_lossy()).collect::<Vec<_>>().join(" ")
+        command
+            .get_args()
+            .map(|arg| arg.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     eprintln!("xtask: {line}");
-    let status = command.status().with_context(|| format!("cannot run {line}"))?;
+    let status = command
+        .status()
+        .with_context(|| format!("cannot run {line}"))?;
     if !status.success() {
         bail!("{line} failed ({status})");
     }
