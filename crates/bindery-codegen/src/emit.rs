@@ -14,9 +14,9 @@ use crate::{Manifest, Mode, Stored};
 /// How generated code reaches the files it includes.
 #[derive(Debug, Clone)]
 pub enum Locator {
-    /// For the macro: files under the crate's manifest folder (absolute here) are named as
-    /// `concat!(env!("CARGO_MANIFEST_DIR"), "/…")`, so the expansion holds no machine-specific path;
-    /// files outside it (cached gzip blobs under `target/`) by their absolute path.
+    /// For the macro: every file is named as `concat!(env!("CARGO_MANIFEST_DIR"), "/…")` with a
+    /// path relative to the crate's manifest folder (absolute here), so the expansion holds no
+    /// machine-specific path.
     ManifestDir(PathBuf),
     /// For a generated module: every file by a path relative to the module's own folder. Gzip blobs
     /// are expected in `blob_dir`, under the same file name as in the cache. When the crate's
@@ -70,9 +70,12 @@ impl Locator {
     }
 }
 
+/// `concat!(env!("CARGO_MANIFEST_DIR"), "/<relative>")` for any absolute path: files outside the
+/// crate (a shared assets folder, the blob cache under `target/`) are reached through `..`, so
+/// no path of the building machine appears in the expansion.
 fn under_manifest_dir(manifest_dir: &Path, path: &Path) -> Option<TokenStream> {
-    let relative = path.strip_prefix(manifest_dir).ok()?;
-    let suffix = format!("/{}", slash_path(relative));
+    let relative = pathdiff::diff_paths(path, manifest_dir)?;
+    let suffix = format!("/{}", slash_path(&relative));
     Some(quote!(
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix)
     ))

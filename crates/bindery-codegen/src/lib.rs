@@ -25,5 +25,5 @@ mod track;
 pub use compress::{MIN_SAVING_PERCENT, default_cache_dir};
 pub use error::Error;
 pub use manifest::{Entry, Manifest, Stored};
-pub use options::{DEFAULT_LEVEL, Mode, Options, normalise_prefix};
+pub use options::{DEFAULT_LEVEL, Mode, Options, Progress, normalise_prefix};
 pub use track::track;

@@ -7,7 +7,7 @@ use std::time::UNIX_EPOCH;
 
 use crate::compress::{self, Compressed};
 use crate::scan::{self, Filter};
-use crate::{Error, Mode, Options};
+use crate::{Error, Mode, Options, Progress};
 
 /// Everything known about a folder at build time, in catalog order.
 ///
@@ -79,7 +79,10 @@ impl Entry {
     }
 }
 
-pub(crate) fn build(options: &Options) -> Result<Manifest, Error> {
+pub(crate) fn build(
+    options: &Options,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Manifest, Error> {
     let prefix = options.normalised_prefix()?;
     if options.mode == Mode::Gzip && options.level > 9 {
         return Err(Error::Level {
@@ -115,7 +118,9 @@ pub(crate) fn build(options: &Options) -> Result<Manifest, Error> {
         Some(dir) => dir.clone(),
         None => crate::default_cache_dir(&options.root),
     };
-    for found in scan::scan(&options.root, &filter)? {
+    let found_files = scan::scan(&options.root, &filter)?;
+    let total = found_files.len();
+    for found in found_files {
         let (len, hash) = hash_file(&found.source)?;
         let stored = match options.mode {
             Mode::Gzip => {
@@ -150,6 +155,14 @@ pub(crate) fn build(options: &Options) -> Result<Manifest, Error> {
             modified,
             stored,
         });
+        if let Some(entry) = manifest.entries.last() {
+            progress(Progress {
+                done: manifest.entries.len(),
+                total,
+                path: &entry.path,
+                len: entry.len,
+            });
+        }
     }
     Ok(manifest)
 }

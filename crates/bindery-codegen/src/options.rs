@@ -176,13 +176,42 @@ impl Options {
 
     /// Scans the folder and builds the manifest: see [`Manifest`].
     pub fn build(&self) -> Result<Manifest, Error> {
-        crate::manifest::build(self)
+        crate::manifest::build(self, &mut |_| {})
+    }
+
+    /// Like [`build`](Self::build), reporting each file as it is done (for progress bars).
+    ///
+    /// ```
+    /// let mut seen = 0;
+    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures")
+    ///     .build_with_progress(&mut |progress| seen = progress.done)
+    ///     .unwrap();
+    /// assert_eq!(seen, manifest.entries.len());
+    /// ```
+    pub fn build_with_progress(
+        &self,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Manifest, Error> {
+        crate::manifest::build(self, progress)
     }
 
     /// The prefix in its normal form (`""` or ending in `/`), or why it is refused.
     pub(crate) fn normalised_prefix(&self) -> Result<String, Error> {
         normalise_prefix(&self.prefix)
     }
+}
+
+/// One step of a build, for progress reports.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Files finished so far, this one included.
+    pub done: usize,
+    /// Files in the build.
+    pub total: usize,
+    /// The catalog path of the file just finished.
+    pub path: &'a str,
+    /// Its size in bytes.
+    pub len: u64,
 }
 
 /// Checks a catalog path prefix and gives it its normal form: `""` or a clean relative path

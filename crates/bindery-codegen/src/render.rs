@@ -6,6 +6,18 @@ use quote::quote;
 use crate::Manifest;
 use crate::emit::{self, Locator};
 
+/// Whether `name` can name the generated `static` (a Rust identifier, not a keyword).
+///
+/// ```
+/// use bindery_codegen::render::is_identifier;
+/// assert!(is_identifier("ASSETS"));
+/// assert!(!is_identifier("my-assets"));
+/// assert!(!is_identifier("static"));
+/// ```
+pub fn is_identifier(name: &str) -> bool {
+    syn::parse_str::<Ident>(name).is_ok()
+}
+
 /// Renders a module defining `pub static <name>: bindery::Catalog`, formatted, headed by `header`
 /// (written as `//` comment lines: say what regenerates the file).
 ///
