@@ -18,6 +18,47 @@ pub struct Args {
 }
 
 const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Committed modules written by `cargo xtask embed`, with the arguments that regenerate each.
+/// CI fails, naming the command, when one is stale.
+pub const GENERATED: [&[&str]; 4] = [
+    &[
+        "assets/fixtures",
+        "--mode",
+        "static",
+        "--out",
+        "examples/bindata-demo/src/fixtures_static.rs",
+        "--name",
+        "FIXTURES_STATIC",
+    ],
+    &[
+        "assets/fixtures",
+        "--mode",
+        "gzip",
+        "--out",
+        "examples/bindata-demo/src/fixtures_gzip.rs",
+        "--name",
+        "FIXTURES_GZIP",
+    ],
+    &[
+        "assets/fixtures",
+        "--mode",
+        "copy",
+        "--out",
+        "examples/bindata-demo/src/fixtures_copy.rs",
+        "--name",
+        "FIXTURES_COPY",
+    ],
+    &[
+        "assets/spa",
+        "--mode",
+        "gzip",
+        "--out",
+        "examples/bindata-demo/src/spa.rs",
+        "--name",
+        "SPA",
+    ],
+];
 const E2E: &str = "examples/geo-server/e2e";
 
 /// Runs the checks in order, stopping at the first failure.
@@ -25,6 +66,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     install_system_packages()?;
     ensure_nextest()?;
     run_command(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix", E2E]))?;
+    check_generated()?;
     if !args.tests_only {
         cargo(&["fmt", "--all", "--check"])?;
         cargo(&[
@@ -45,6 +87,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .env("GEO_SERVER_BIN", "target/debug/geo-server"),
     )?;
     cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])?;
+    Ok(())
+}
+
+/// Runs `cargo xtask embed ... --check` for every committed generated module.
+fn check_generated() -> anyhow::Result<()> {
+    for arguments in GENERATED {
+        eprintln!("xtask: cargo xtask embed {} --check", arguments.join(" "));
+        let parsed = <crate::embed::Args as clap::Parser>::try_parse_from(
+            std::iter::once("embed")
+                .chain(arguments.iter().copied())
+                .chain(["--check"]),
+        )?;
+        crate::embed::run(&parsed)?;
+    }
     Ok(())
 }
 

@@ -38,24 +38,52 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return check_opens(&args.out);
     }
     let download = tempfile::tempdir().context("cannot create a temporary folder")?;
-    run_command(Command::new("python3").args(["-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", PACKAGE, "-d"]).arg(download.path()))?;
+    run_command(
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                PACKAGE,
+                "-d",
+            ])
+            .arg(download.path()),
+    )?;
     let sdist = std::fs::read_dir(download.path())?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .find(|path| path.to_string_lossy().ends_with(".tar.gz"))
         .context("pip downloaded no .tar.gz")?;
-    let parent = args.out.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
-    let mut staged = tempfile::NamedTempFile::new_in(parent).context("cannot stage the database")?;
+    let parent = args
+        .out
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let mut staged =
+        tempfile::NamedTempFile::new_in(parent).context("cannot stage the database")?;
     extract(&sdist, staged.as_file_mut())?;
     let hash = sha256_of(staged.path())?;
     let size = staged.as_file().metadata()?.len();
     ensure!(size == SIZE, "{MEMBER} is {size} bytes, expected {SIZE}");
-    ensure!(hash == SHA256, "{MEMBER} has SHA-256 {hash}, expected {SHA256}");
+    ensure!(
+        hash == SHA256,
+        "{MEMBER} has SHA-256 {hash}, expected {SHA256}"
+    );
     check_opens(staged.path())?;
     // Temporary files are private (0600); the database is ordinary data.
-    std::fs::set_permissions(staged.path(), std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
-    staged.persist(&args.out).with_context(|| format!("cannot write {}", args.out.display()))?;
+    std::fs::set_permissions(
+        staged.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )?;
+    staged
+        .persist(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!(
         "geodb: wrote {} ({size} bytes, sha256 {hash}). GeoLite2 data created by MaxMind, CC BY-SA 4.0.\n\
          geodb: the next `cargo run -p geo-server` embeds it (set GEODB to embed another file).",
@@ -66,7 +94,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
 /// Copies the database member out of the sdist.
 fn extract(sdist: &Path, target: &mut std::fs::File) -> anyhow::Result<()> {
-    let file = std::fs::File::open(sdist).with_context(|| format!("cannot open {}", sdist.display()))?;
+    let file =
+        std::fs::File::open(sdist).with_context(|| format!("cannot open {}", sdist.display()))?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     for entry in archive.entries()? {
         let mut entry = entry?;
@@ -81,7 +110,8 @@ fn extract(sdist: &Path, target: &mut std::fs::File) -> anyhow::Result<()> {
 }
 
 fn sha256_of(path: &Path) -> anyhow::Result<String> {
-    let mut file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0; 1 << 20];
     loop {
@@ -96,11 +126,15 @@ fn sha256_of(path: &Path) -> anyhow::Result<String> {
 
 /// Opens the file and checks a known answer: 8.8.8.8 is in the United States.
 fn check_opens(path: &Path) -> anyhow::Result<()> {
-    let reader = maxminddb::Reader::open_readfile(path).with_context(|| format!("{} does not open", path.display()))?;
+    let reader = maxminddb::Reader::open_readfile(path)
+        .with_context(|| format!("{} does not open", path.display()))?;
     let ip: IpAddr = "8.8.8.8".parse()?;
     let city: Option<maxminddb::geoip2::City<'_>> = reader.lookup(ip)?.decode()?;
     let country = city.and_then(|city| city.country.iso_code.map(str::to_owned));
-    ensure!(country.as_deref() == Some("US"), "8.8.8.8 answered {country:?}, expected US");
+    ensure!(
+        country.as_deref() == Some("US"),
+        "8.8.8.8 answered {country:?}, expected US"
+    );
     eprintln!(
         "geodb: {} opens: {}, built {}, 8.8.8.8 -> US",
         path.display(),

@@ -1,6 +1,7 @@
 //! Project tasks, run as `cargo xtask <task>`.
 
 mod ci;
+mod embed;
 mod geodb;
 
 use std::process::ExitCode;
@@ -19,6 +20,8 @@ struct Cli {
 enum Task {
     /// Run every check CI runs: install what tests need, cargo fmt, clippy and all tests.
     Ci(ci::Args),
+    /// Generate a module embedding a folder (go-bindata style): cargo xtask embed assets/spa --help
+    Embed(embed::Args),
     /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
     Geodb(geodb::Args),
 }
@@ -34,13 +37,23 @@ fn main() -> ExitCode {
     };
     let result = match cli.task {
         Task::Ci(args) => ci::run(&args),
+        Task::Embed(args) => embed::run(&args),
         Task::Geodb(args) => geodb::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.is::<Usage>() => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }
     }
 }
+
+/// Bad input on the command line: reported in one line with exit status 2, nothing written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
