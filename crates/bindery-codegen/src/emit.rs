@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::{Manifest, Mode, Stored};
+use crate::{Entry, Manifest, Mode, Stored};
 
 /// How generated code reaches the files it includes.
 #[derive(Debug, Clone)]
@@ -57,13 +57,19 @@ impl Locator {
         }
     }
 
+    fn manifest_dir(&self) -> Option<&Path> {
+        match self {
+            Locator::ManifestDir(manifest_dir) => Some(manifest_dir),
+            Locator::Module { manifest_dir, .. } => manifest_dir.as_deref(),
+        }
+    }
+
     /// The expression for the dev-mode root: a path when it can be named without a machine path.
     fn dev_root(&self, root: &Path) -> TokenStream {
-        let manifest_dir = match self {
-            Locator::ManifestDir(manifest_dir) => Some(manifest_dir),
-            Locator::Module { manifest_dir, .. } => manifest_dir.as_ref(),
-        };
-        match manifest_dir.and_then(|dir| under_manifest_dir(dir, root)) {
+        match self
+            .manifest_dir()
+            .and_then(|dir| under_manifest_dir(dir, root))
+        {
             Some(root) => quote!(::bindery::__bindery_dev_root!(#root)),
             None => quote!(::core::option::Option::None),
         }
@@ -99,17 +105,60 @@ fn slash_path(path: &Path) -> String {
     text
 }
 
+/// Whether the assembler can take this path inside `.incbin "…"` within a `global_asm!` template:
+/// printable ASCII without quotes, backslashes or the template's braces. Anything else falls back
+/// to `include_bytes!`.
+fn is_assembler_safe(path: &str) -> bool {
+    path.bytes()
+        .all(|byte| (0x20..0x7f).contains(&byte) && !matches!(byte, b'"' | b'\\' | b'{' | b'}'))
+}
+
+/// `::bindery::__bindery_incbin!(symbol, path, len)` for a large entry, when the file can be
+/// named for the assembler; `None` sends it through `include_bytes!`.
+fn incbin(entry: &Entry, locator: &Locator, salt: &str) -> Option<TokenStream> {
+    let manifest_dir = locator.manifest_dir()?;
+    let manifest_text = manifest_dir.to_str()?;
+    // For the macro, the manifest folder is this machine's and must be quotable too; a generated
+    // module cannot know its users' folders (a bad one is an assembler error, never unsound).
+    if matches!(locator, Locator::ManifestDir(_)) && !is_assembler_safe(manifest_text) {
+        return None;
+    }
+    let relative = pathdiff::diff_paths(entry.stored_path(), manifest_dir)?;
+    let suffix = format!("/{}", slash_path(&relative));
+    if !is_assembler_safe(&suffix) {
+        return None;
+    }
+    // Unique per catalog (salt), file and content, and per crate (CARGO_CRATE_NAME, added when
+    // the user's crate compiles): two catalogs or two crates never define the same symbol, and a
+    // content change changes the assembly text, so incremental builds cannot reuse stale bytes.
+    let mut hasher = blake3::Hasher::new();
+    for part in [salt, "\0", &entry.path, "\0", &entry.hash, "\0"] {
+        hasher.update(part.as_bytes());
+    }
+    hasher.update(&[u8::from(matches!(entry.stored, Stored::Gzip { .. }))]);
+    let tag = format!("_{}", &hasher.finalize().to_hex()[..24]);
+    let len = Literal::u64_unsuffixed(entry.stored_len());
+    Some(quote! {
+        ::bindery::__bindery_incbin!(
+            ::core::concat!("__bindery_", ::core::env!("CARGO_CRATE_NAME"), #tag),
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix),
+            #len
+        )
+    })
+}
+
 /// The expression `::bindery::__private::catalog(…)` of type `bindery::Catalog`, usable as the
-/// initialiser of a `static` or a `const`.
+/// initialiser of a `static` or a `const`. `salt` tells apart catalogs in one crate (it only
+/// feeds the names of assembler symbols of large files).
 ///
 /// ```
 /// use bindery_codegen::{Options, emit::{Locator, catalog}};
 /// let root = std::path::absolute("../../assets/fixtures").unwrap();
 /// let manifest = Options::new(&root).build().unwrap();
-/// let tokens = catalog(&manifest, &Locator::ManifestDir(std::path::absolute("../..").unwrap()));
+/// let tokens = catalog(&manifest, &Locator::ManifestDir(std::path::absolute("../..").unwrap()), "doc");
 /// assert!(tokens.to_string().contains("include_bytes"));
 /// ```
-pub fn catalog(manifest: &Manifest, locator: &Locator) -> TokenStream {
+pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStream {
     let mode = match manifest.mode {
         Mode::Static => quote!(Static),
         Mode::Gzip => quote!(Gzip),
@@ -119,9 +168,18 @@ pub fn catalog(manifest: &Manifest, locator: &Locator) -> TokenStream {
     let dev_root = locator.dev_root(&manifest.root);
     let files = manifest.entries.iter().map(|entry| {
         let path = &entry.path;
-        let bytes = match &entry.stored {
-            Stored::Raw => locator.file(&entry.source, false),
-            Stored::Gzip { blob, .. } => locator.file(blob, true),
+        let is_large = manifest
+            .large_threshold
+            .is_some_and(|threshold| entry.stored_len() >= threshold);
+        let bytes = match is_large.then(|| incbin(entry, locator, salt)).flatten() {
+            Some(incbin) => incbin,
+            None => {
+                let path = match &entry.stored {
+                    Stored::Raw => locator.file(&entry.source, false),
+                    Stored::Gzip { blob, .. } => locator.file(blob, true),
+                };
+                quote!(::core::include_bytes!(#path))
+            }
         };
         let len = Literal::u64_unsuffixed(entry.len);
         let etag = &entry.etag;
@@ -141,7 +199,7 @@ pub fn catalog(manifest: &Manifest, locator: &Locator) -> TokenStream {
         quote! {
             ::bindery::__private::file(::bindery::__private::FileSpec {
                 path: #path,
-                bytes: ::core::include_bytes!(#bytes),
+                bytes: #bytes,
                 len: #len,
                 etag: #etag,
                 gzip_etag: #gzip_etag,
@@ -151,12 +209,13 @@ pub fn catalog(manifest: &Manifest, locator: &Locator) -> TokenStream {
             })
         }
     });
+    // The table is a `const` item of its own: its outermost borrow is 'static by the rules for
+    // constant initialisers, whatever its elements hold (a block reading an extern static is not
+    // promotable, so `&[...]` passed straight to a call would be a temporary).
     quote! {
-        ::bindery::__private::catalog(
-            ::bindery::Mode::#mode,
-            #prefix,
-            #dev_root,
-            &[#(#files),*],
-        )
+        {
+            const FILES: &[::bindery::EmbeddedFile] = &[#(#files),*];
+            ::bindery::__private::catalog(::bindery::Mode::#mode, #prefix, #dev_root, FILES)
+        }
     }
 }

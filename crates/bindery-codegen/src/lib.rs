@@ -25,5 +25,8 @@ mod track;
 pub use compress::{MIN_SAVING_PERCENT, default_cache_dir};
 pub use error::Error;
 pub use manifest::{Entry, Manifest, Stored};
-pub use options::{DEFAULT_LEVEL, Mode, Options, Progress, normalise_prefix};
-pub use track::track;
+pub use options::{
+    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, Options, Progress, normalise_prefix,
+    parse_large_threshold,
+};
+pub use track::{TRACKED_ENV, is_tracked, track};

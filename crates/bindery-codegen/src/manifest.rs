@@ -28,6 +28,8 @@ pub struct Manifest {
     pub prefix: String,
     /// The files, sorted by path.
     pub entries: Vec<Entry>,
+    /// Stored size from which a file goes through the assembler (`None`: never).
+    pub large_threshold: Option<u64>,
 }
 
 /// One file of a [`Manifest`].
@@ -70,6 +72,14 @@ pub enum Stored {
 }
 
 impl Entry {
+    /// How many bytes the binary stores for this file: its length, or its gzip blob's.
+    pub fn stored_len(&self) -> u64 {
+        match &self.stored {
+            Stored::Raw => self.len,
+            Stored::Gzip { len, .. } => *len,
+        }
+    }
+
     /// The file holding the bytes the binary stores: the source, or the gzip blob.
     pub fn stored_path(&self) -> &Path {
         match &self.stored {
@@ -95,6 +105,7 @@ pub(crate) fn build(
         root: options.root.clone(),
         prefix,
         entries: Vec::new(),
+        large_threshold: options.large_threshold,
     };
     match std::fs::metadata(&options.root) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {

@@ -35,7 +35,7 @@ pub fn is_identifier(name: &str) -> bool {
 /// ```
 pub fn module(manifest: &Manifest, locator: &Locator, name: &str, header: &str) -> Option<String> {
     let name: Ident = syn::parse_str(name).ok()?;
-    let catalog = emit::catalog(manifest, locator);
+    let catalog = emit::catalog(manifest, locator, &name.to_string());
     let doc = format!(
         " {} files embedded in `{}` mode.",
         manifest.entries.len(),

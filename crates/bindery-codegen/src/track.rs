@@ -7,9 +7,11 @@ use std::path::Path;
 /// `Cargo.toml`, as for the macro.
 ///
 /// `rustc` tracks files read by `include_bytes!`, so edits of embedded files in `static` and `copy`
-/// mode rebuild on their own. It cannot see a file added to the folder or deleted from it, nor an
-/// edit in `gzip` mode, where the binary includes the cached blob rather than the source. Cargo
-/// can: a directory given to `rerun-if-changed` is scanned for any change of any entry in it.
+/// mode rebuild on their own. It cannot see a file added to the folder or deleted from it, an
+/// edit in `gzip` mode (the binary includes the cached blob, not the source), nor any file the
+/// assembler reads. Cargo can: a directory given to `rerun-if-changed` is scanned for any change
+/// of any entry in it. Large files (see `Options::large_threshold`) take the fast assembler path
+/// only in folders tracked this way; elsewhere they fall back to `include_bytes!`.
 ///
 /// Note that once a build script prints any `rerun-if-changed`, cargo stops re-running it on
 /// every change of the package; print one for `build.rs` as well if it reads other files.
@@ -24,6 +26,35 @@ pub fn track(dir: impl AsRef<Path>) {
     for line in track_lines(dir.as_ref()) {
         println!("{line}");
     }
+    // Tell the macro which folders are tracked: only files under them may enter through the
+    // assembler, which rustc does not track (see `Options::large_threshold`).
+    static TRACKED: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut tracked = TRACKED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Ok(canonical) = std::fs::canonicalize(dir.as_ref()) {
+        tracked.push(canonical);
+    }
+    if let Ok(joined) = std::env::join_paths(tracked.iter()) {
+        println!(
+            "cargo::rustc-env={TRACKED_ENV}={}",
+            joined.to_string_lossy()
+        );
+    }
+}
+
+/// The variable through which `track` tells the `embed!` macro which folders a build script
+/// tracks (absolute paths, joined like `PATH`).
+pub const TRACKED_ENV: &str = "BINDERY_TRACKED";
+
+/// Whether a build script's `track` covers `folder` (absolute), judging by the variable it set
+/// for this compilation.
+pub fn is_tracked(folder: &Path) -> bool {
+    let Some(tracked) = std::env::var_os(TRACKED_ENV) else {
+        return false;
+    };
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    std::env::split_paths(&tracked).any(|dir| folder.starts_with(dir))
 }
 
 fn track_lines(dir: &Path) -> [String; 3] {

@@ -2,8 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use bindery_codegen::Error;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use bindery_codegen::emit::{self, Locator};
+use bindery_codegen::{Error, is_tracked};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -27,12 +29,32 @@ pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
 
 fn try_expand(input: Input) -> syn::Result<TokenStream> {
     let manifest_dir = manifest_dir()?;
-    let settings = validate(input, &manifest_dir)?;
+    let mut settings = validate(input, &manifest_dir)?;
+    // Files read by the assembler are invisible to rustc's change tracking: take that path only
+    // for folders a build script tracks, else fall back to `include_bytes!`.
+    if !is_tracked(settings.options.root()) {
+        if let Some(span) = settings.large {
+            return Err(syn::Error::new(
+                span,
+                "`large` needs the folder tracked by the build script: add \
+                 `bindery_codegen::track(\"<folder>\")` to build.rs",
+            ));
+        }
+        settings.options = settings.options.clone().large_threshold(None);
+    }
     let manifest = settings
         .options
         .build()
         .map_err(|error| spanned(&settings, &manifest_dir, &error))?;
-    let catalog = emit::catalog(&manifest, &Locator::ManifestDir(manifest_dir));
+    // Tells apart the catalogs of one crate in assembler symbol names; deterministic (expansion
+    // order and the folder as written), never a path of this machine.
+    static EXPANSIONS: AtomicUsize = AtomicUsize::new(0);
+    let salt = format!(
+        "macro:{}:{}",
+        EXPANSIONS.fetch_add(1, Ordering::Relaxed),
+        settings.folder.value()
+    );
+    let catalog = emit::catalog(&manifest, &Locator::ManifestDir(manifest_dir), &salt);
     // A const item gives the nested slices a 'static lifetime in any expression position, so the
     // macro works in a `static`, a `const` or a `let` alike.
     Ok(quote! {{

@@ -10,7 +10,7 @@ use syn::LitStr;
 
 use crate::input::{Input, Value};
 
-const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing";
+const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
@@ -18,6 +18,8 @@ pub(crate) struct Settings {
     pub folder: LitStr,
     pub globs: Vec<LitStr>,
     pub prefix: Option<LitStr>,
+    /// The `large` argument, when given explicitly.
+    pub large: Option<Span>,
 }
 
 /// Validates every argument, collecting all errors rather than stopping at the first.
@@ -30,6 +32,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
     let mut options = Options::new(manifest_dir.join(input.folder.value()));
     let mut globs = Vec::new();
     let mut prefix = None;
+    let mut large = None;
     let mut seen = HashSet::new();
     for arg in input.args {
         let key = arg.key.to_string();
@@ -66,6 +69,21 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
                 Ok(parsed @ 0..=9) => options = options.level(parsed),
                 _ => push(syn::Error::new(level.span(), "`level` must be 0 to 9")),
             },
+            ("large", Value::Int(bytes)) => match bytes.base10_parse::<u64>() {
+                Ok(threshold) => {
+                    options = options.large_threshold(Some(threshold));
+                    large = Some(bytes.span());
+                }
+                Err(_) => push(syn::Error::new(
+                    bytes.span(),
+                    "`large` must be a number of bytes",
+                )),
+            },
+            ("large", Value::Str(text)) if text.value() == "off" => {
+                options = options.large_threshold(None);
+                large = Some(text.span());
+            }
+            ("large", value) => push(wrong_kind(&key, "a number of bytes or \"off\"", &value)),
             ("hidden", Value::Bool(flag)) => options = options.include_hidden(flag.value),
             ("modified", Value::Bool(flag)) => options = options.modified(flag.value),
             ("allow_missing", Value::Bool(flag)) => options = options.allow_missing(flag.value),
@@ -90,6 +108,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
             folder: input.folder,
             globs,
             prefix,
+            large,
         }),
     }
 }

@@ -91,3 +91,87 @@ macro_rules! __bindery_dev_root {
         ::core::option::Option::None
     };
 }
+
+/// The bytes of a large file, placed in the binary by the assembler (`.incbin`) so that rustc
+/// and LLVM never hold them: `$symbol` names them, `$path` is the absolute path, `$len` the
+/// length codegen measured. Used on ELF targets of the architectures below; elsewhere the
+/// fallback below uses `include_bytes!`.
+#[cfg(all(
+    any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "dragonfly",
+        target_os = "illumos",
+        target_os = "solaris",
+    ),
+    any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64",
+    ),
+))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_incbin {
+    ($symbol:expr, $path:expr, $len:literal) => {{
+        mod incbin {
+            ::core::arch::global_asm!(
+                ::core::concat!(".pushsection .rodata.", $symbol, ",\"a\",%progbits"),
+                ".p2align 4",
+                ::core::concat!(".globl ", $symbol),
+                ::core::concat!(".hidden ", $symbol),
+                ::core::concat!($symbol, ":"),
+                ::core::concat!(".incbin \"", $path, "\""),
+                // Exactly `$len` bytes follow the symbol: a file that grew since codegen measured
+                // it is an assembler error ("invalid .org offset"); one that shrank is padded.
+                ::core::concat!(".org ", $symbol, " + ", $len),
+                ".popsection",
+            );
+        }
+        unsafe extern "C" {
+            #[link_name = $symbol]
+            static BYTES: [u8; $len];
+        }
+        // SAFETY: `BYTES` is defined by the `global_asm!` just above, in this crate's own object
+        // code, under a symbol unique to this crate, catalog, file and content, with hidden
+        // visibility so nothing can interpose another definition. The `.org` directive makes the
+        // symbol span exactly `$len` bytes of its own section, so the array type is exact. The
+        // section is allocated and not writable (`"a"`), so the bytes are read-only data for the
+        // whole life of the program, and `u8` has neither invalid values nor alignment needs.
+        let bytes: &'static [u8] = unsafe { &BYTES };
+        bytes
+    }};
+}
+
+/// The bytes of a large file: `include_bytes!` on targets without the assembler path.
+#[cfg(not(all(
+    any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "freebsd",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "dragonfly",
+        target_os = "illumos",
+        target_os = "solaris",
+    ),
+    any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64",
+    ),
+)))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_incbin {
+    ($symbol:expr, $path:expr, $len:literal) => {
+        ::core::include_bytes!($path)
+    };
+}

@@ -39,7 +39,7 @@ fn every_mode_emits_include_bytes_and_no_byte_array() {
     let workspace = std::fs::canonicalize("../..").expect("workspace");
     for mode in Mode::ALL {
         let manifest = Options::new(fixtures()).mode(mode).build().expect("build");
-        let tokens = catalog(&manifest, &Locator::ManifestDir(workspace.clone()));
+        let tokens = catalog(&manifest, &Locator::ManifestDir(workspace.clone()), "test");
         let text = tokens.to_string();
         assert_eq!(
             text.matches("include_bytes").count(),
@@ -89,5 +89,100 @@ fn an_invalid_name_renders_nothing() {
     };
     for name in ["", "1abc", "two words", "fn", "a-b"] {
         assert!(module(&manifest, &locator, name, "x").is_none(), "{name}");
+    }
+}
+
+mod large {
+    use bindery_codegen::emit::{Locator, catalog};
+    use bindery_codegen::{Mode, Options};
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, len) in [
+            ("small.bin", 10usize),
+            ("big.bin", 4096),
+            ("quote\"big.bin", 4096),
+            ("brace{big}.bin", 4096),
+        ] {
+            std::fs::write(dir.path().join(name), vec![7u8; len]).expect("write");
+        }
+        dir
+    }
+
+    fn expand(root: &std::path::Path, threshold: Option<u64>, salt: &str) -> String {
+        let manifest = Options::new(root)
+            .mode(Mode::Static)
+            .large_threshold(threshold)
+            .build()
+            .expect("build");
+        catalog(&manifest, &Locator::ManifestDir(root.to_path_buf()), salt).to_string()
+    }
+
+    #[test]
+    fn files_at_or_above_the_threshold_go_through_the_assembler() {
+        let dir = tree();
+        let text = expand(dir.path(), Some(4096), "a");
+        assert_eq!(
+            text.matches("__bindery_incbin").count(),
+            1,
+            "only big.bin: {text}"
+        );
+        assert_eq!(
+            text.matches("include_bytes").count(),
+            3,
+            "small, and the two unquotable"
+        );
+        assert_eq!(
+            expand(dir.path(), None, "a")
+                .matches("__bindery_incbin")
+                .count(),
+            0
+        );
+        assert_eq!(
+            expand(dir.path(), Some(0), "a")
+                .matches("__bindery_incbin")
+                .count(),
+            2,
+            "0 forces all quotable files"
+        );
+    }
+
+    #[test]
+    fn symbols_differ_per_catalog_and_are_stable() {
+        let dir = tree();
+        let symbols = |text: &str| -> Vec<String> {
+            text.split("\"__bindery_\"")
+                .skip(1)
+                .map(|rest| rest.split('"').nth(3).unwrap_or_default().to_owned())
+                .collect()
+        };
+        let first = symbols(&expand(dir.path(), Some(0), "catalog-1"));
+        assert_eq!(
+            first,
+            symbols(&expand(dir.path(), Some(0), "catalog-1")),
+            "deterministic"
+        );
+        let second = symbols(&expand(dir.path(), Some(0), "catalog-2"));
+        assert_eq!(first.len(), 2);
+        assert!(
+            first.iter().all(|symbol| !second.contains(symbol)),
+            "{first:?} vs {second:?}"
+        );
+    }
+
+    #[test]
+    fn a_module_without_a_known_crate_folder_falls_back() {
+        let dir = tree();
+        let manifest = Options::new(dir.path())
+            .large_threshold(Some(0))
+            .build()
+            .expect("build");
+        let locator = Locator::Module {
+            module_dir: dir.path().to_path_buf(),
+            blob_dir: dir.path().join("blobs"),
+            manifest_dir: None,
+        };
+        let text = catalog(&manifest, &locator, "m").to_string();
+        assert!(!text.contains("__bindery_incbin"), "{text}");
     }
 }

@@ -5,6 +5,7 @@ mod catalogs;
 mod dev;
 mod external;
 mod fixtures;
+mod large;
 mod metadata;
 mod options;
 mod project;

@@ -90,9 +90,14 @@ impl Project {
         stderr
     }
 
+    /// The built binary.
+    pub fn binary(&self) -> PathBuf {
+        target_dir().join("debug").join(&self.name)
+    }
+
     /// Runs the built binary (no rebuild) and returns its stdout; fails the test if it fails.
     pub fn run(&self) -> String {
-        let binary = target_dir().join("debug").join(&self.name);
+        let binary = self.binary();
         let output = Command::new(&binary)
             .current_dir(self.path())
             .output()

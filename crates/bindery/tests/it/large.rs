@@ -1,0 +1,122 @@
+//! Large files through the assembler (`.incbin`): byte-exact in every mode, no duplicate symbols
+//! across catalogs and crates, the `include_bytes!` fallback identical, rebuilds correct.
+
+use std::process::Command;
+
+use crate::project::{Project, crate_path};
+
+const BUILD: &str = "fn main() {\n    bindery_codegen::track(\"assets\");\n    println!(\"cargo::rerun-if-changed=build.rs\");\n}\n";
+
+const MAIN: &str = r#"
+use bindery::Catalog;
+
+static DEFAULT: Catalog = bindery::embed!("assets");
+static FORCED: Catalog = bindery::embed!("assets", large = 0);
+static FORCED_AGAIN: Catalog = bindery::embed!("assets", large = 0);
+static FORCED_GZIP: Catalog = bindery::embed!("assets", mode = "gzip", large = 0);
+static FORCED_COPY: Catalog = bindery::embed!("assets", mode = "copy", large = 0);
+static OFF: Catalog = bindery::embed!("assets", large = "off");
+
+fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mut reads = 0;
+    for catalog in [&DEFAULT, &FORCED, &FORCED_AGAIN, &FORCED_GZIP, &FORCED_COPY, &OFF] {
+        for file in catalog {
+            let on_disk = std::fs::read(root.join(file.path())).unwrap();
+            assert!(catalog.get(file.path()).unwrap()[..] == on_disk[..], "{}", file.path());
+            reads += 1;
+        }
+    }
+    let dep = dep::DEP.get("odd-7.bin").unwrap();
+    assert!(dep[..] == FORCED.get("odd-7.bin").unwrap()[..]);
+    let probe = FORCED.get("just-over.bin").unwrap();
+    println!("{reads} reads ok; just-over.bin starts {:?}", &probe[..4]);
+}
+"#;
+
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+fn symbols(binary: &std::path::Path, prefix: &str) -> Vec<String> {
+    let output = Command::new("nm").arg(binary).output().expect("nm runs");
+    assert!(output.status.success());
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().last())
+        .filter(|symbol| symbol.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn large_files_round_trip_without_duplicate_symbols_and_rebuild_when_changed() {
+    let codegen = crate_path("bindery-codegen");
+    let extra = format!(
+        "dep = {{ path = \"dep\", package = \"bindery_large_dep\" }}\n\n\
+         [build-dependencies]\nbindery-codegen = {{ path = \"{codegen}\" }}\n"
+    );
+    let project = Project::new("bindery_large", &extra);
+    let mib = 1024 * 1024;
+    project.write("build.rs", BUILD);
+    project.write("src/main.rs", MAIN);
+    project.write("assets/just-under.bin", noise(mib - 1, 1));
+    project.write("assets/just-over.bin", noise(mib + 1, 2));
+    project.write("assets/empty.bin", b"");
+    project.write("assets/odd-7.bin", b"1234567");
+    project.write(
+        "assets/text with spaces.txt",
+        "compressible text ".repeat(70_000),
+    );
+    project.write("assets/quote\"name.bin", noise(2 * mib, 3));
+    project.write("assets/brace{name}.bin", noise(10, 4));
+    project.write(
+        "dep/Cargo.toml",
+        format!(
+            "[package]\nname = \"bindery_large_dep\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\nbindery = {{ path = \"{}\" }}\n\n[build-dependencies]\nbindery-codegen = {{ path = \"{codegen}\" }}\n",
+            crate_path("bindery")
+        ),
+    );
+    project.write("dep/build.rs", BUILD);
+    project.write(
+        "dep/src/lib.rs",
+        "pub static DEP: bindery::Catalog = bindery::embed!(\"assets\", large = 0);\n",
+    );
+    project.write("dep/assets/odd-7.bin", b"1234567");
+
+    project.build(&[]);
+    let output = project.run();
+    assert!(output.starts_with("42 reads ok"), "{output}");
+
+    let binary = project.binary();
+    let main_symbols = symbols(&binary, "__bindery_bindery_large_");
+    let dep_symbols = symbols(&binary, "__bindery_bindery_large_dep_");
+    // Forced catalogs put every quotable file through the assembler (4 x 5 files, gzip blobs
+    // included); the default threshold only the two files of 1 MiB and more.
+    assert!(main_symbols.len() >= 20, "{main_symbols:?}");
+    assert_eq!(dep_symbols.len(), 1, "{dep_symbols:?}");
+    let mut unique = main_symbols.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), main_symbols.len(), "no symbol defined twice");
+
+    // Same size, new bytes: the assembler reads the file again.
+    let changed = noise(mib + 1, 99);
+    project.write("assets/just-over.bin", &changed);
+    project.build(&[]);
+    let output = project.run();
+    assert!(output.contains(&format!("{:?}", &changed[..4])), "{output}");
+    // A new size too.
+    project.write("assets/just-over.bin", noise(mib + 4096, 7));
+    project.build(&[]);
+    assert!(project.run().starts_with("42 reads ok"));
+}
