@@ -13,7 +13,10 @@ use anyhow::Context;
 use bindery_codegen::emit::Locator;
 use bindery_codegen::render::{is_identifier, module};
 use bindery_codegen::scan::compile_glob;
-use bindery_codegen::{DEFAULT_LEVEL, Manifest, Mode, Options, Stored, normalise_prefix};
+use bindery_codegen::{
+    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Manifest, Mode, Options, Stored, normalise_prefix,
+    parse_large_threshold,
+};
 
 use crate::Usage;
 
@@ -59,6 +62,10 @@ pub struct Args {
     /// Embed files and folders whose name starts with `.`.
     #[arg(long)]
     pub hidden: bool,
+    /// Stored size in bytes from which a file enters the binary through the assembler
+    /// (`.incbin`) instead of `include_bytes!`, sparing rustc; `0` for every file, `off` never.
+    #[arg(long, value_name = "BYTES|off", default_value = "1048576", value_parser = parse_large)]
+    pub large: Large,
     /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
     #[arg(long)]
     pub check: bool,
@@ -66,6 +73,14 @@ pub struct Args {
 
 fn parse_mode(text: &str) -> Result<Mode, String> {
     text.parse()
+}
+
+/// The `--large` threshold: `None` is `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Large(pub Option<u64>);
+
+fn parse_large(text: &str) -> Result<Large, String> {
+    parse_large_threshold(text).map(Large)
 }
 
 /// What the module and its blob folder must contain.
@@ -148,6 +163,7 @@ fn validate(args: &Args) -> anyhow::Result<(Options, PathBuf)> {
         .mode(args.mode)
         .level(args.level)
         .include_hidden(args.hidden)
+        .large_threshold(args.large.0)
         .prefix(args.prefix.clone().unwrap_or_default());
     for glob in &args.include {
         options = options.include(glob.clone());
@@ -248,6 +264,13 @@ fn command_line(args: &Args) -> String {
     }
     if args.hidden {
         words.push("--hidden".into());
+    }
+    if args.large.0 != Some(DEFAULT_LARGE_THRESHOLD) {
+        let threshold = args
+            .large
+            .0
+            .map_or_else(|| "off".to_owned(), |bytes| bytes.to_string());
+        words.extend(["--large".into(), threshold]);
     }
     words
         .iter()

@@ -241,17 +241,7 @@ fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
     let crate_dir = dir.path().join("consumer");
     let out = crate_dir.join("src/bindata.rs");
     let fixtures = workspace().join("assets/fixtures");
-    let output = embed(
-        &workspace(),
-        &[
-            "assets/fixtures",
-            "--mode",
-            "gzip",
-            "--out",
-            out.to_str().expect("UTF-8 temp path"),
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
+    std::fs::create_dir_all(crate_dir.join("src")).expect("mkdir");
     std::fs::write(
         crate_dir.join("Cargo.toml"),
         format!(
@@ -261,6 +251,24 @@ fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
         ),
     )
     .expect("manifest");
+    let output = embed(
+        &workspace(),
+        &[
+            "assets/fixtures",
+            "--mode",
+            "gzip",
+            "--large",
+            "0",
+            "--out",
+            out.to_str().expect("UTF-8 temp path"),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let module = std::fs::read_to_string(&out).expect("module");
+    assert!(
+        module.contains("__bindery_incbin"),
+        "--large 0 sends files through the assembler"
+    );
     std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
     std::fs::write(
         crate_dir.join("src/main.rs"),

@@ -4,13 +4,8 @@
 
 /// 20 files embedded in `static` mode.
 #[rustfmt::skip]
-pub static FIXTURES_STATIC: ::bindery::Catalog = ::bindery::__private::catalog(
-    ::bindery::Mode::Static,
-    "",
-    ::bindery::__bindery_dev_root!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/fixtures")
-    ),
-    &[
+pub static FIXTURES_STATIC: ::bindery::Catalog = {
+    const FILES: &[::bindery::EmbeddedFile] = &[
         ::bindery::__private::file(::bindery::__private::FileSpec {
             path: "app.js",
             bytes: ::core::include_bytes!("../../../assets/fixtures/app.js"),
@@ -215,5 +210,13 @@ pub static FIXTURES_STATIC: ::bindery::Catalog = ::bindery::__private::catalog(
             content_type: "text/plain; charset=utf-8",
             modified: ::core::option::Option::None,
         }),
-    ],
-);
+    ];
+    ::bindery::__private::catalog(
+        ::bindery::Mode::Static,
+        "",
+        ::bindery::__bindery_dev_root!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/fixtures")
+        ),
+        FILES,
+    )
+};

@@ -4,13 +4,8 @@
 
 /// 5 files embedded in `gzip` mode.
 #[rustfmt::skip]
-pub static SPA: ::bindery::Catalog = ::bindery::__private::catalog(
-    ::bindery::Mode::Gzip,
-    "",
-    ::bindery::__bindery_dev_root!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/spa")
-    ),
-    &[
+pub static SPA: ::bindery::Catalog = {
+    const FILES: &[::bindery::EmbeddedFile] = &[
         ::bindery::__private::file(::bindery::__private::FileSpec {
             path: "app.js",
             bytes: ::core::include_bytes!(
@@ -81,5 +76,13 @@ pub static SPA: ::bindery::Catalog = ::bindery::__private::catalog(
             content_type: "image/svg+xml; charset=utf-8",
             modified: ::core::option::Option::None,
         }),
-    ],
-);
+    ];
+    ::bindery::__private::catalog(
+        ::bindery::Mode::Gzip,
+        "",
+        ::bindery::__bindery_dev_root!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/spa")
+        ),
+        FILES,
+    )
+};
