@@ -1,0 +1,68 @@
+//! GeoIP: reader creation in the three database modes, and lookups of random addresses.
+//! Uses the real GeoLite2 City when `cargo xtask geodb` fetched it (embedded by geodb), else the
+//! sample; the database in use is named in the benchmark ids.
+
+use std::hint::black_box;
+use std::net::{IpAddr, Ipv4Addr};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use maxminddb::{Reader, geoip2};
+
+fn random_addresses(count: usize) -> Vec<IpAddr> {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..count)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            IpAddr::V4(Ipv4Addr::from((state >> 32) as u32))
+        })
+        .collect()
+}
+
+fn geo(criterion: &mut Criterion) {
+    let database = geodb::DATABASE;
+    let origin = geodb::ORIGIN.replace('/', "_");
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(file.path(), database).expect("write database");
+
+    let mut group = criterion.benchmark_group(format!("geo-reader-creation/{origin}"));
+    group.bench_function("embed", |bench| {
+        bench.iter(|| {
+            Reader::from_source(black_box(database)).map(|reader| reader.metadata().node_count)
+        })
+    });
+    group.bench_function("copy", |bench| {
+        bench.iter(|| {
+            Reader::from_source(black_box(database).to_vec())
+                .map(|reader| reader.metadata().node_count)
+        })
+    });
+    group.bench_function("mmap", |bench| {
+        // SAFETY: the temporary file is private to this process and never modified while mapped.
+        bench.iter(|| {
+            unsafe { Reader::open_mmap(black_box(file.path())) }
+                .map(|reader| reader.metadata().node_count)
+        })
+    });
+    group.finish();
+
+    let addresses = random_addresses(4096);
+    let reader = Reader::from_source(database).expect("database");
+    let mut group = criterion.benchmark_group(format!("geo-lookup/{origin}"));
+    let mut index = 0;
+    group.bench_function(BenchmarkId::new("city", "random-ipv4"), |bench| {
+        bench.iter(|| {
+            index = (index + 1) % addresses.len();
+            let result = reader.lookup(black_box(addresses[index]));
+            result
+                .ok()
+                .and_then(|found| found.decode::<geoip2::City<'_>>().ok().flatten())
+                .map_or(0, |city| city.location.accuracy_radius.unwrap_or(0))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, geo);
+criterion_main!(benches);

@@ -1,0 +1,42 @@
+//! What the benches read: the same files through bindery's three modes, rust-embed and include_dir.
+//!
+//! Web files (a 1 KiB text, Vue 2.7.16 minified, MIT, see `assets/LICENSE-vue`) come from
+//! `assets/web` through `embed!`; the 17 MiB incompressible file is written by `build.rs` into
+//! `OUT_DIR` and embedded through modules `build.rs` renders with bindery-codegen.
+//!
+//! ```
+//! assert_eq!(bindery_benches::WEB_STATIC.get("vue.min.js").unwrap().len(), 107_679);
+//! assert_eq!(bindery_benches::LARGE_STATIC.get("noise.bin").unwrap().len(), 17 << 20);
+//! ```
+
+#![allow(missing_docs)] // generated statics
+
+use bindery::Catalog;
+
+pub static WEB_STATIC: Catalog = bindery::embed!("assets/web", mode = "static");
+pub static WEB_GZIP: Catalog = bindery::embed!("assets/web", mode = "gzip");
+pub static WEB_COPY: Catalog = bindery::embed!("assets/web", mode = "copy");
+
+include!(concat!(env!("OUT_DIR"), "/large_static.rs"));
+include!(concat!(env!("OUT_DIR"), "/large_gzip.rs"));
+include!(concat!(env!("OUT_DIR"), "/large_copy.rs"));
+
+/// The 17 MiB file gzip-compressed, as go-bindata stores every file whatever it saves.
+pub static NOISE_GZIP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/noise.bin.gz"));
+
+/// rust-embed over the same web files (borrowed `Cow` in release builds).
+#[derive(rust_embed::Embed)]
+#[folder = "assets/web"]
+pub struct RustEmbedWeb;
+
+/// rust-embed over the 17 MiB file.
+#[derive(rust_embed::Embed)]
+#[folder = "$OUT_DIR/large"]
+pub struct RustEmbedLarge;
+
+/// include_dir over the web files and the 17 MiB file.
+pub static INCLUDE_DIR_WEB: include_dir::Dir<'static> =
+    include_dir::include_dir!("$CARGO_MANIFEST_DIR/assets/web");
+/// include_dir over the 17 MiB file.
+pub static INCLUDE_DIR_LARGE: include_dir::Dir<'static> =
+    include_dir::include_dir!("$OUT_DIR/large");
