@@ -3,6 +3,7 @@
 mod ci;
 mod embed;
 mod geodb;
+mod memory;
 
 use std::process::ExitCode;
 
@@ -22,6 +23,8 @@ enum Task {
     Ci(ci::Args),
     /// Generate a module embedding a folder (go-bindata style): cargo xtask embed assets/spa --help
     Embed(embed::Args),
+    /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
+    BenchMemory(memory::Args),
     /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
     Geodb(geodb::Args),
 }
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Task::Ci(args) => ci::run(&args),
         Task::Embed(args) => embed::run(&args),
         Task::Geodb(args) => geodb::run(&args),
+        Task::BenchMemory(args) => memory::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
