@@ -96,10 +96,10 @@ fn geodb_sample() -> anyhow::Result<Vec<u8>> {
         .flatten()
     {
         let candidate = entry.path().join("out/sample-city.mmdb");
-        if let Ok(modified) = std::fs::metadata(&candidate).and_then(|meta| meta.modified()) {
-            if newest.as_ref().is_none_or(|(time, _)| modified > *time) {
-                newest = Some((modified, candidate));
-            }
+        if let Ok(modified) = std::fs::metadata(&candidate).and_then(|meta| meta.modified())
+            && newest.as_ref().is_none_or(|(time, _)| modified > *time)
+        {
+            newest = Some((modified, candidate));
         }
     }
     let (_, path) = newest.context("no sample database built; build geodb first")?;
