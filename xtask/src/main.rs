@@ -3,6 +3,7 @@
 mod ci;
 mod embed;
 mod geodb;
+mod http;
 mod memory;
 
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ enum Task {
     Ci(ci::Args),
     /// Generate a module embedding a folder (go-bindata style): cargo xtask embed assets/spa --help
     Embed(embed::Args),
+    /// Load-test the release server with wrk on loopback (--quick: under a minute).
+    BenchHttp(http::Args),
     /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
     BenchMemory(memory::Args),
     /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Task::Embed(args) => embed::run(&args),
         Task::Geodb(args) => geodb::run(&args),
         Task::BenchMemory(args) => memory::run(&args),
+        Task::BenchHttp(args) => http::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

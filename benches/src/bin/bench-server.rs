@@ -1,0 +1,74 @@
+//! The server `cargo xtask bench-http` loads: geo-server's app (its API and SPA, the database
+//! embedded) plus the bench files in every mode under `/bench/<mode>/{web,large}/`.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bindery::serve::ServeCatalog;
+use clap::Parser;
+use geo_server::db::{DbMode, GeoDb};
+use geo_server::server::{self, Limits};
+use geo_server::{AppState, app};
+
+/// Serve geo-server plus the bench catalogs.
+#[derive(Debug, Parser)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    addr: SocketAddr,
+    /// Where the GeoIP database lives: embed, copy or mmap (with --geodb).
+    #[arg(long, value_enum, default_value_t = DbMode::Embed)]
+    geodb_mode: DbMode,
+    /// Database file for mmap.
+    #[arg(long, required_if_eq("geodb_mode", "mmap"))]
+    geodb: Option<std::path::PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let db = match (args.geodb_mode, &args.geodb) {
+        (DbMode::Mmap, Some(path)) => GeoDb::mapped(path)?,
+        (DbMode::Copy, _) => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
+        _ => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
+    };
+    let state = AppState::new(db);
+    let router = app(state)
+        .nest_service(
+            "/bench/static/web",
+            ServeCatalog::new(&bindery_benches::WEB_STATIC),
+        )
+        .nest_service(
+            "/bench/gzip/web",
+            ServeCatalog::new(&bindery_benches::WEB_GZIP),
+        )
+        .nest_service(
+            "/bench/copy/web",
+            ServeCatalog::new(&bindery_benches::WEB_COPY),
+        )
+        .nest_service(
+            "/bench/static/large",
+            ServeCatalog::new(&bindery_benches::LARGE_STATIC),
+        )
+        .nest_service(
+            "/bench/gzip/large",
+            ServeCatalog::new(&bindery_benches::LARGE_GZIP),
+        )
+        .nest_service(
+            "/bench/copy/large",
+            ServeCatalog::new(&bindery_benches::LARGE_COPY),
+        );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = server::bind(args.addr).await?;
+        println!("listening addr={}", listener.local_addr()?);
+        let limits = Limits {
+            shutdown_grace: Duration::from_secs(1),
+            ..Limits::default()
+        };
+        server::serve(listener, router, limits, server::shutdown_signal()).await?;
+        anyhow::Ok(())
+    })
+}
