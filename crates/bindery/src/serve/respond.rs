@@ -31,6 +31,15 @@ impl ServeCatalog {
     /// assert_eq!(escape.status(), StatusCode::BAD_REQUEST);
     /// ```
     pub fn respond<B>(&self, request: &Request<B>) -> Response<Body> {
+        let mut response = self.answer(request);
+        // HEAD gets the headers GET would, never a body: error bodies included.
+        if request.method() == Method::HEAD {
+            *response.body_mut() = Body::default();
+        }
+        response
+    }
+
+    fn answer<B>(&self, request: &Request<B>) -> Response<Body> {
         let method = request.method();
         let is_head = method == Method::HEAD;
         if method != Method::GET && !is_head {

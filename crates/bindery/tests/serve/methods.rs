@@ -50,3 +50,14 @@ async fn other_methods_get_405_with_allow() {
         assert_eq!(reply.header("content-type"), "application/json");
     }
 }
+
+#[tokio::test]
+async fn head_errors_have_no_body() {
+    let service = ServeCatalog::new(&STATIC);
+    for path in ["/%", "/missing.txt", "/%2e%2e/x"] {
+        let request = Request::head(path).body(()).expect("request");
+        let reply = send(&service, request).await;
+        assert!(reply.status.is_client_error(), "{path}");
+        assert!(reply.body.is_empty(), "{path}: {:?}", reply.body);
+    }
+}
