@@ -3,4 +3,5 @@
 mod bad_input;
 mod cache;
 mod emit;
+mod properties;
 mod tree;

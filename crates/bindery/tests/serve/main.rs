@@ -6,6 +6,7 @@ mod encoding;
 mod headers;
 mod methods;
 mod paths;
+mod properties;
 mod ranges;
 mod real_server;
 mod support;
