@@ -149,6 +149,19 @@ fn ensure_nextest() -> anyhow::Result<()> {
     cargo(&["install", "cargo-nextest", "--locked"])
 }
 
+/// Builds one binary of a package in release mode, quietly.
+pub fn build_release_binary(package: &str, binary: &str) -> anyhow::Result<()> {
+    cargo(&[
+        "build",
+        "--release",
+        "--quiet",
+        "--package",
+        package,
+        "--bin",
+        binary,
+    ])
+}
+
 fn cargo_binary() -> std::ffi::OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }

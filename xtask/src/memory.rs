@@ -8,8 +8,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use crate::ci::run_command;
-
 /// Flags of `cargo xtask bench-memory`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,17 +27,7 @@ const BINARY: &str = "target/release/geo-memory";
 
 /// Runs the table and, when asked, the limited runs; writes `target/bench/memory.json`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    run_command(
-        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())).args([
-            "build",
-            "--release",
-            "--quiet",
-            "--package",
-            "bindery-benches",
-            "--bin",
-            "geo-memory",
-        ]),
-    )?;
+    crate::ci::build_release_binary("bindery-benches", "geo-memory")?;
     let db_file = database_file()?;
     let lookups = args.lookups.to_string();
     let mut rows = Vec::new();

@@ -94,27 +94,9 @@ macro_rules! __bindery_dev_root {
 
 /// The bytes of a large file, placed in the binary by the assembler (`.incbin`) so that rustc
 /// and LLVM never hold them: `$symbol` names them, `$path` is the absolute path, `$len` the
-/// length codegen measured. Used on ELF targets of the architectures below; elsewhere the
-/// fallback below uses `include_bytes!`.
-#[cfg(all(
-    any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "freebsd",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "dragonfly",
-        target_os = "illumos",
-        target_os = "solaris",
-    ),
-    any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64",
-    ),
-))]
+/// length codegen measured. Used where `build.rs` sets `cfg(bindery_incbin)` (ELF on x86,
+/// x86_64, aarch64, arm, riscv64); elsewhere the fallback below uses `include_bytes!`.
+#[cfg(bindery_incbin)]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_incbin {
@@ -149,25 +131,7 @@ macro_rules! __bindery_incbin {
 }
 
 /// The bytes of a large file: `include_bytes!` on targets without the assembler path.
-#[cfg(not(all(
-    any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "freebsd",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "dragonfly",
-        target_os = "illumos",
-        target_os = "solaris",
-    ),
-    any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64",
-    ),
-)))]
+#[cfg(not(bindery_incbin))]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_incbin {
