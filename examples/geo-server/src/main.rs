@@ -52,6 +52,11 @@ fn load(args: &Args) -> anyhow::Result<GeoDb> {
     Ok(db)
 }
 
+/// The database's build time as an HTTP date, e.g. `Tue, 03 Jul 2018 21:26:56 GMT`.
+fn build_date(epoch: u64) -> String {
+    httpdate::fmt_http_date(std::time::UNIX_EPOCH + Duration::from_secs(epoch))
+}
+
 fn run(args: Args) -> anyhow::Result<()> {
     let db = load(&args)?;
     let info = db.info();
@@ -60,6 +65,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         origin = %info.origin,
         database_type = %info.database_type,
         build_epoch = info.build_epoch,
+        build_date = %build_date(info.build_epoch),
         size = info.size,
         load_ms = info.load_time.as_secs_f64() * 1000.0,
         reader_heap_bytes = info.reader_heap_bytes,
