@@ -18,6 +18,9 @@ pub struct Args {
     /// One round of 2 s per configuration (under a minute); the default is 3 rounds of 10 s.
     #[arg(long)]
     pub quick: bool,
+    /// Render the table and chart again from target/bench/http.json, without running anything.
+    #[arg(long)]
+    pub report: bool,
 }
 
 const SERVER: &str = "target/release/bench-server";
@@ -120,7 +123,7 @@ const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case
     }
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Sample {
     requests_per_second: f64,
     megabytes_per_second: f64,
@@ -133,17 +136,11 @@ struct Sample {
 
 /// Runs every case, interleaved, and reports medians.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.report {
+        return report();
+    }
     ensure_wrk()?;
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    run_command(Command::new(cargo).args([
-        "build",
-        "--release",
-        "--quiet",
-        "--package",
-        "bindery-benches",
-        "--bin",
-        "bench-server",
-    ]))?;
+    crate::ci::build_release_binary("bindery-benches", "bench-server")?;
     let db_file = crate_db_file()?;
     let (rounds, seconds) = if args.quick { (1, 2) } else { (3, 10) };
     let mut samples: Vec<Vec<Sample>> = CASES.iter().map(|_| Vec::new()).collect();
@@ -170,6 +167,39 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     std::fs::write("target/bench/http.svg", chart(&medians))?;
     eprintln!("wrote target/bench/http.{{md,json,svg}}");
     Ok(())
+}
+
+/// Re-renders `http.md` and `http.svg` from the runs in `http.json`.
+fn report() -> anyhow::Result<()> {
+    let text = std::fs::read_to_string("target/bench/http.json")
+        .context("no target/bench/http.json: run bench-http first")?;
+    let document: serde_json::Value = serde_json::from_str(&text)?;
+    let cases = document["cases"]
+        .as_array()
+        .context("http.json has no cases")?;
+    let seconds = document["seconds"].as_u64().unwrap_or(0) as u32;
+    let samples: Vec<Vec<Sample>> = cases
+        .iter()
+        .map(|case| serde_json::from_value(case["runs"].clone()))
+        .collect::<Result<_, _>>()?;
+    anyhow::ensure!(
+        samples.len() == CASES.len(),
+        "http.json is from another set of cases"
+    );
+    let rounds = samples.first().map_or(0, Vec::len) as u32;
+    let medians: Vec<Sample> = samples.iter().map(|runs| median(runs)).collect();
+    let table = table(&medians, rounds, seconds);
+    println!("{table}");
+    std::fs::write("target/bench/http.md", &table)?;
+    std::fs::write("target/bench/http.svg", chart(&medians))?;
+    Ok(())
+}
+
+/// Text for SVG: `/geo/<random ip>` must not open an element.
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn ensure_wrk() -> anyhow::Result<()> {
@@ -413,8 +443,8 @@ fn chart(medians: &[Sample]) -> String {
         svg.push_str(&format!(
             "<text x=\"890\" y=\"{:.0}\" text-anchor=\"end\">{} — {}</text>\n<rect x=\"20\" y=\"{:.0}\" width=\"{width:.1}\" height=\"16\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.0}\">{:.1}</text>\n",
             y + 13.0,
-            case.target,
-            case.config,
+            xml_escape(case.target),
+            xml_escape(case.config),
             y,
             width + 26.0,
             y + 13.0,
