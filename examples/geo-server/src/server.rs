@@ -74,23 +74,35 @@ pub async fn serve(
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
         let app = app.clone();
-        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-            request.extensions_mut().insert(ConnectInfo(peer));
-            let app = app.clone();
-            async move {
-                Ok::<_, Infallible>(
-                    app.oneshot(request)
-                        .await
-                        .unwrap_or_else(|never| match never {}),
-                )
-            }
-        });
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
-        let connection = graceful.watch(connection);
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
+        let first_byte_timeout = limits.header_read_timeout;
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
+            // hyper's header timer starts at the first byte: a client that connects and sends
+            // nothing would hold the connection forever. Give it the same time as a slow head.
+            // `peek` waits for data (or EOF); `readable` may report spurious readiness.
+            let mut first = [0u8; 1];
+            if tokio::time::timeout(first_byte_timeout, stream.peek(&mut first))
+                .await
+                .is_err()
+            {
+                tracing::debug!(%peer, "idle connection closed: no request within the header timeout");
+                return;
+            }
+            let service =
+                hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    let app = app.clone();
+                    async move {
+                        Ok::<_, Infallible>(
+                            app.oneshot(request)
+                                .await
+                                .unwrap_or_else(|never| match never {}),
+                        )
+                    }
+                });
+            let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+            if let Err(error) = watcher.watch(connection.into_owned()).await {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             }
         });

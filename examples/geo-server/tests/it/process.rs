@@ -255,3 +255,64 @@ async fn a_mapped_database_replaced_by_rename_is_picked_up_without_a_signal() {
     std::fs::rename(&next, &live).expect("rename");
     wait_for_city(&server.base, "Renamedville").await;
 }
+
+/// Sends one complete request on a fresh connection and returns the status line.
+fn status_line(address: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write");
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    response.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn slow_and_idle_connections_are_closed_by_the_header_timeout_and_block_nobody() {
+    use std::io::{Read, Write};
+    let server = start(&["--header-read-timeout", "1"]);
+    let address = server.base.trim_start_matches("http://").to_owned();
+    let mut slow = Vec::new();
+    for index in 0..150 {
+        let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+        if index < 100 {
+            // Slowloris: part of a request head, then nothing.
+            stream
+                .write_all(b"GET /geo/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                .expect("partial head");
+        }
+        slow.push(stream);
+    }
+    for _ in 0..20 {
+        assert_eq!(
+            status_line(&address, "/healthz"),
+            "HTTP/1.1 200 OK",
+            "normal requests are served meanwhile"
+        );
+    }
+    // Each held connection must be closed by the server (an answer such as 408 may come first).
+    // The read timeout is a liveness bound far above the 1 s header timeout, not a speed claim.
+    for (index, mut stream) in slow.into_iter().enumerate() {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        let mut buffer = [0u8; 1024];
+        let closed = loop {
+            match stream.read(&mut buffer) {
+                Ok(0) => break true,
+                Ok(_) => continue,
+                Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => break true,
+                Err(_) => break false,
+            }
+        };
+        assert!(
+            closed,
+            "connection {index} ({}) was left open",
+            if index < 100 { "slow" } else { "idle" }
+        );
+    }
+    assert_eq!(status_line(&address, "/healthz"), "HTTP/1.1 200 OK");
+}
