@@ -1,8 +1,9 @@
 //! `cargo xtask ci`: the one command that runs every check, on a fresh machine as on CI.
 //!
 //! It installs what the tests need (Debian's chromium for the browser test, the npm packages,
-//! cargo-nextest), then runs fmt, clippy, doc tests, the browser test, and every other test with
-//! nextest last, so the run closes on the total.
+//! cargo-nextest, cargo-fuzz), then runs fmt, clippy, doc tests, the browser test, every fuzz
+//! target for a few seconds, and every other test with nextest last, so the run closes on the
+//! total.
 
 use std::path::Path;
 use std::process::Command;
@@ -86,6 +87,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .env("CHROMIUM", CHROMIUM)
             .env("GEO_SERVER_BIN", "target/debug/geo-server"),
     )?;
+    crate::fuzz::run(&crate::fuzz::Args {
+        seconds: 5,
+        target: None,
+    })?;
     cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])?;
     Ok(())
 }

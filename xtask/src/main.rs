@@ -2,6 +2,7 @@
 
 mod ci;
 mod embed;
+mod fuzz;
 mod geodb;
 mod http;
 mod memory;
@@ -28,6 +29,8 @@ enum Task {
     BenchHttp(http::Args),
     /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
     BenchMemory(memory::Args),
+    /// Run every fuzz target for a bounded time (cargo-fuzz; installed if missing).
+    Fuzz(fuzz::Args),
     /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
     Geodb(geodb::Args),
 }
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Task::Ci(args) => ci::run(&args),
         Task::Embed(args) => embed::run(&args),
         Task::Geodb(args) => geodb::run(&args),
+        Task::Fuzz(args) => fuzz::run(&args),
         Task::BenchMemory(args) => memory::run(&args),
         Task::BenchHttp(args) => http::run(&args),
     };

@@ -1,0 +1,36 @@
+//! Any request path: 400 or 404 unless it names an asset (or falls back to the app); a 200 body
+//! is always exactly an asset's bytes, never anything from outside the catalog.
+#![no_main]
+
+mod common;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|path: &[u8]| {
+    let Ok(text) = std::str::from_utf8(path) else {
+        return;
+    };
+    let Ok(request) = http::Request::get(format!("/{text}"))
+        .header("accept", "text/html")
+        .body(())
+    else {
+        return;
+    };
+    let (response, bytes) = common::body(common::service().respond(&request));
+    match response.status().as_u16() {
+        200 => {
+            let etag = response.headers()["etag"].to_str().expect("ascii");
+            let file = common::asset_for_etag(etag).expect("a 200 serves an asset");
+            assert_eq!(bytes, &file.contents().expect("decodes")[..]);
+        }
+        307 => {
+            let location = response.headers()["location"].to_str().expect("ascii");
+            assert!(
+                location.starts_with('/') && !location.starts_with("//"),
+                "{location}"
+            );
+        }
+        400 | 404 => {}
+        other => panic!("unexpected status {other} for {text:?}"),
+    }
+});
