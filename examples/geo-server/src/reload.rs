@@ -30,6 +30,15 @@ pub fn reload_now(db: &GeoDb) {
     }
 }
 
+/// Reloads on the blocking pool: verifying a 56 MB database takes about a second, and on a
+/// runtime with one worker (one core) that would stall every request meanwhile.
+async fn reload_in_background(db: &Arc<GeoDb>) {
+    let db = Arc::clone(db);
+    if let Err(error) = tokio::task::spawn_blocking(move || reload_now(&db)).await {
+        tracing::error!(%error, "reload task failed");
+    }
+}
+
 /// Watches for SIGHUP and for the file being replaced (polled every `poll`), reloading on either.
 /// Runs until the process ends. Does nothing for databases that cannot reload.
 pub async fn watch(db: Arc<GeoDb>, poll: Duration) {
@@ -56,14 +65,14 @@ pub async fn watch(db: Arc<GeoDb>, poll: Duration) {
         tokio::select! {
             _ = on_signal => {
                 tracing::info!("SIGHUP received");
-                reload_now(&db);
+                reload_in_background(&db).await;
                 last = identity(&path);
             }
             _ = ticker.tick() => {
                 let now = identity(&path);
                 if now.is_some() && now != last {
                     tracing::info!(path = %path.display(), "database file replaced");
-                    reload_now(&db);
+                    reload_in_background(&db).await;
                     last = now;
                 }
             }
