@@ -124,14 +124,14 @@ const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct Sample {
-    requests_per_second: f64,
-    megabytes_per_second: f64,
-    p99_ms: f64,
-    cpu_us_per_request: f64,
-    peak_rss_mib: f64,
-    requests: u64,
-    errors: u64,
+pub struct Sample {
+    pub requests_per_second: f64,
+    pub megabytes_per_second: f64,
+    pub p99_ms: f64,
+    pub cpu_us_per_request: f64,
+    pub peak_rss_mib: f64,
+    pub requests: u64,
+    pub errors: u64,
 }
 
 /// Runs every case, interleaved, and reports medians.
@@ -202,7 +202,7 @@ fn xml_escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn ensure_wrk() -> anyhow::Result<()> {
+pub fn ensure_wrk() -> anyhow::Result<()> {
     if Command::new("wrk").arg("--version").output().is_ok() {
         return Ok(());
     }
@@ -327,7 +327,7 @@ fn with_unit(value: &str) -> f64 {
         }
 }
 
-fn parse_wrk(text: &str) -> anyhow::Result<Sample> {
+pub fn parse_wrk(text: &str) -> anyhow::Result<Sample> {
     let field = |prefix: &str| {
         text.lines()
             .find_map(|line| line.trim().strip_prefix(prefix).map(str::trim))

@@ -6,6 +6,7 @@ mod fuzz;
 mod geodb;
 mod http;
 mod memory;
+mod soak;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,8 @@ enum Task {
     BenchMemory(memory::Args),
     /// Run every fuzz target for a bounded time (cargo-fuzz; installed if missing).
     Fuzz(fuzz::Args),
+    /// Mixed load on the release geo-server, DB replaced during it: no 5xx, no leak (--quick: 20 s).
+    Soak(soak::Args),
     /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
     Geodb(geodb::Args),
 }
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Task::Embed(args) => embed::run(&args),
         Task::Geodb(args) => geodb::run(&args),
         Task::Fuzz(args) => fuzz::run(&args),
+        Task::Soak(args) => soak::run(&args),
         Task::BenchMemory(args) => memory::run(&args),
         Task::BenchHttp(args) => http::run(&args),
     };
