@@ -19,6 +19,9 @@ struct Args {
     /// Where the GeoIP database lives: embed, copy or mmap (with --geodb).
     #[arg(long, value_enum, default_value_t = DbMode::Embed)]
     geodb_mode: DbMode,
+    /// Seconds shutdown waits for responses in flight.
+    #[arg(long, default_value_t = 1)]
+    shutdown_grace: u64,
     /// Database file for mmap.
     #[arg(long, required_if_eq("geodb_mode", "mmap"))]
     geodb: Option<std::path::PathBuf>,
@@ -65,7 +68,7 @@ fn main() -> anyhow::Result<()> {
         let listener = server::bind(args.addr).await?;
         println!("listening addr={}", listener.local_addr()?);
         let limits = Limits {
-            shutdown_grace: Duration::from_secs(1),
+            shutdown_grace: Duration::from_secs(args.shutdown_grace),
             ..Limits::default()
         };
         server::serve(listener, router, limits, server::shutdown_signal()).await?;
