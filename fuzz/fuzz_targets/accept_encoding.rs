@@ -8,16 +8,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (&str, u8)| {
     let (accept_encoding, which) = input;
-    let files: Vec<_> = common::FIXTURES.iter().collect();
-    let file = files[usize::from(which) % files.len()];
-    let uri = format!(
-        "/{}",
-        file.path()
-            .replace('%', "%25")
-            .replace(' ', "%20")
-            .replace('#', "%23")
-            .replace('?', "%3F")
-    );
+    let (file, uri) = common::pick(which);
     let Ok(request) = http::Request::get(uri)
         .header("accept-encoding", accept_encoding)
         .body(())

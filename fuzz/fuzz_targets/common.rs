@@ -1,5 +1,8 @@
 //! Shared by the targets: the fixture catalog, sending a request, reading a body.
 
+// Each target uses a part of this module.
+#![allow(dead_code)]
+
 use bindery::Catalog;
 use bindery::serve::ServeCatalog;
 use http::Response;
@@ -29,4 +32,19 @@ pub fn asset_for_etag(etag: &str) -> Option<&'static bindery::EmbeddedFile> {
     FIXTURES
         .iter()
         .find(|file| file.etag() == etag || file.gzip_etag() == Some(etag))
+}
+
+/// The fixture file picked by a fuzzer byte, and the request URI that names it.
+pub fn pick(which: u8) -> (&'static bindery::EmbeddedFile, String) {
+    let files = FIXTURES.files();
+    let file = &files[usize::from(which) % files.len()];
+    let uri = format!(
+        "/{}",
+        file.path()
+            .replace('%', "%25")
+            .replace(' ', "%20")
+            .replace('#', "%23")
+            .replace('?', "%3F")
+    );
+    (file, uri)
 }

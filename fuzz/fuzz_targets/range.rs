@@ -8,16 +8,8 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (&str, &str, u8)| {
     let (range, if_range, which) = input;
-    let files: Vec<_> = common::FIXTURES.iter().collect();
-    let file = files[usize::from(which) % files.len()];
-    let mut request = http::Request::get(format!(
-        "/{}",
-        file.path()
-            .replace('%', "%25")
-            .replace(' ', "%20")
-            .replace('#', "%23")
-            .replace('?', "%3F")
-    ));
+    let (file, uri) = common::pick(which);
+    let mut request = http::Request::get(uri);
     request = request.header("range", range);
     if !if_range.is_empty() {
         request = request.header("if-range", if_range);
