@@ -62,6 +62,15 @@ pub const GENERATED: [&[&str]; 4] = [
 ];
 const E2E: &str = "examples/geo-server/e2e";
 
+/// The crates published to crates.io, in dependency order. `cargo package` checks that each
+/// builds from its packaged sources alone (README, licenses and metadata included).
+pub const PUBLISHED: [&str; 4] = [
+    "bindery-codegen",
+    "bindery-macros",
+    "bindery",
+    "bindery-cli",
+];
+
 /// Runs the checks in order, stopping at the first failure.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     install_system_packages()?;
@@ -79,6 +88,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "warnings",
         ])?;
     }
+    package()?;
     cargo(&["test", "--workspace", "--doc"])?;
     cargo(&["build", "--package", "geo-server"])?;
     run_command(
@@ -95,18 +105,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `cargo xtask embed ... --check` for every committed generated module.
+/// Runs `cargo xtask embed ... --check` for every committed generated module; the generator
+/// names each stale file and the command that regenerates it.
 fn check_generated() -> anyhow::Result<()> {
     for arguments in GENERATED {
         eprintln!("xtask: cargo xtask embed {} --check", arguments.join(" "));
-        let parsed = <crate::embed::Args as clap::Parser>::try_parse_from(
-            std::iter::once("embed")
-                .chain(arguments.iter().copied())
-                .chain(["--check"]),
-        )?;
-        crate::embed::run(&parsed)?;
+        let command_line = ["cargo xtask", "embed"]
+            .into_iter()
+            .chain(arguments.iter().copied())
+            .chain(["--check"]);
+        if bindery_cli::run(command_line) != std::process::ExitCode::SUCCESS {
+            bail!("a committed generated module is stale");
+        }
     }
     Ok(())
+}
+
+/// `cargo package` of every published crate, with verification: each is built from its
+/// `.crate` file against the others' (cargo overlays the unpublished ones). `--allow-dirty` so
+/// that the check also runs on a working tree with local changes.
+fn package() -> anyhow::Result<()> {
+    let mut args = vec!["package", "--allow-dirty", "--quiet"];
+    for name in PUBLISHED {
+        args.extend(["--package", name]);
+    }
+    cargo(&args)
 }
 
 /// Debian's chromium (the browser test) and a colour emoji font (flags in its screenshots).

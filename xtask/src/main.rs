@@ -24,7 +24,7 @@ struct Cli {
 enum Task {
     /// Run every check CI runs: install what tests need, cargo fmt, clippy and all tests.
     Ci(ci::Args),
-    /// Generate a module embedding a folder (go-bindata style): cargo xtask embed assets/spa --help
+    /// Generate a module embedding a folder (go-bindata style, through bindery-cli): cargo xtask embed --help
     Embed(embed::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
     BenchHttp(http::Args),
@@ -48,8 +48,8 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.task {
+        Task::Embed(args) => return embed::run(args),
         Task::Ci(args) => ci::run(&args),
-        Task::Embed(args) => embed::run(&args),
         Task::Geodb(args) => geodb::run(&args),
         Task::Fuzz(args) => fuzz::run(&args),
         Task::Soak(args) => soak::run(&args),
@@ -58,18 +58,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(error) if error.is::<Usage>() => {
-            eprintln!("error: {error}");
-            ExitCode::from(2)
-        }
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }
     }
 }
-
-/// Bad input on the command line: reported in one line with exit status 2, nothing written.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Usage(pub String);

@@ -1,7 +1,7 @@
 //! Build-time half of bindery: scan a folder, hash, compress and emit a `Catalog`.
 //!
 //! One implementation serves every front door: the `bindery::embed!` proc-macro turns a
-//! [`Manifest`] into tokens with [`emit::catalog`], the `cargo xtask embed` generator into a
+//! [`Manifest`] into tokens with [`emit::catalog`], the `bindery embed` generator (bindery-cli) into a
 //! readable module with [`render::module`], and build scripts call [`track`] so that cargo
 //! rebuilds when the folder changes.
 //!
@@ -30,3 +30,7 @@ pub use options::{
     parse_large_threshold,
 };
 pub use track::{TRACKED_ENV, is_tracked, track};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

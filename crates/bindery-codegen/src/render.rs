@@ -1,4 +1,4 @@
-//! Source text from a [`Manifest`]: the readable module `cargo xtask embed` writes.
+//! Source text from a [`Manifest`]: the readable module `bindery embed` (bindery-cli) writes.
 
 use proc_macro2::Ident;
 use quote::quote;

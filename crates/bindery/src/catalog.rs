@@ -7,7 +7,7 @@ use crate::{Dir, EmbeddedFile, Error, Mode, dev, lookup};
 
 /// A folder of files embedded at build time, ready to be read without any start-up work.
 ///
-/// A catalog is built by [`embed!`](crate::embed) or by a module that `cargo xtask embed`
+/// A catalog is built by [`embed!`](crate::embed) or by a module that `bindery embed`
 /// generated, and lives in a `static`. Lookups are a binary search over paths sorted at build
 /// time: no allocation, no hashing, nothing to initialise.
 ///

@@ -1,124 +1,101 @@
-//! `cargo xtask embed` as users run it: the real binary on temporary trees.
+//! `bindery embed` on temporary trees: bad input, determinism, `--check`, stale blobs, and a
+//! crate that compiles the module.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
+use bindery_test_support::{Project, crate_path, workspace, write_site};
 
-fn workspace() -> PathBuf {
-    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).expect("workspace")
-}
-
-fn embed(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(XTASK)
-        .arg("embed")
-        .args(args)
-        .current_dir(cwd)
-        .env("CI", "true")
-        .output()
-        .expect("xtask runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Incompressible bytes from xorshift64.
-fn noise(len: usize) -> Vec<u8> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 32) as u8
-        })
-        .collect()
-}
-
-/// A small tree with compressible and incompressible files.
-fn tree(root: &Path) {
-    let files: [(&str, Vec<u8>); 4] = [
-        (
-            "index.html",
-            "<!doctype html><p>compressible</p>\n"
-                .repeat(50)
-                .into_bytes(),
-        ),
-        (
-            "app.js",
-            "export const answer = 42;\n".repeat(40).into_bytes(),
-        ),
-        ("img/noise.bin", noise(4096)),
-        ("empty.txt", Vec::new()),
-    ];
-    for (path, contents) in files {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, contents).expect("write");
-    }
-}
-
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|entry| entry.path().is_file())
-                .map(|entry| {
-                    (
-                        entry.file_name().to_string_lossy().into_owned(),
-                        std::fs::read(entry.path()).expect("read"),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
+use crate::support::{embed, listing, stderr, stdout};
 
 #[test]
 fn bad_input_gets_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cwd = dir.path();
-    tree(&cwd.join("site"));
+    write_site(&cwd.join("site"));
     std::fs::write(cwd.join("file.txt"), "not a folder").expect("write");
-    let cases: [&[&str]; 9] = [
-        &["missing", "--out", "out/a.rs"],
-        &["file.txt", "--out", "out/a.rs"],
-        &["site", "--out", "/proc/no-such/a.rs"],
-        &["site", "--out", "site/inside.rs"],
-        &["site", "--out", "out/a.rs", "--name", "not-an-ident"],
-        &["site", "--out", "out/a.rs", "--name", "fn"],
-        &["site", "--out", "out/a.rs", "--mode", "brotli"],
-        &["site", "--out", "out/a.rs", "--include", "a[b"],
-        &["site", "--out", "out/a.rs", "--exclude", "{unclosed"],
+    let cases: [(&[&str], &str); 12] = [
+        (&["missing", "--out", "out/a.rs"], "folder `missing`"),
+        (
+            &["file.txt", "--out", "out/a.rs"],
+            "`file.txt` is not a folder",
+        ),
+        (
+            &["site", "--out", "/proc/no-such/a.rs"],
+            "--out `/proc/no-such/a.rs`",
+        ),
+        (
+            &["site", "--out", "site/inside.rs"],
+            "inside the embedded folder",
+        ),
+        (
+            &["site", "--out", "out/a.rs", "--name", "not-an-ident"],
+            "--name `not-an-ident`",
+        ),
+        (
+            &["site", "--out", "out/a.rs", "--name", "fn"],
+            "--name `fn`",
+        ),
+        (&["site", "--out", "out/a.rs", "--mode", "brotli"], "--mode"),
+        (&["site", "--out", "out/a.rs", "--include", "a[b"], "a[b"),
+        (
+            &["site", "--out", "out/a.rs", "--exclude", "{unclosed"],
+            "{unclosed",
+        ),
+        (&["site", "--out", "out/a.rs", "--prefix", "../up"], "../up"),
+        (&["site", "--out", "out/a.rs", "--large", "big"], "--large"),
+        (
+            &[
+                "site", "--out", "out/a.rs", "--mode", "gzip", "--level", "10",
+            ],
+            "--level",
+        ),
     ];
-    for args in cases {
+    for (args, named) in cases {
         let output = embed(cwd, args);
         let message = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
         assert!(message.starts_with("error:"), "{args:?}: {message}");
+        assert!(message.contains(named), "{args:?} names {named}: {message}");
         assert!(
             !cwd.join("out/a.rs").exists() && !cwd.join("site/inside.rs").exists(),
             "{args:?} wrote"
         );
     }
-    let level = embed(
-        cwd,
-        &[
-            "site", "--out", "out/a.rs", "--mode", "gzip", "--level", "10",
-        ],
-    );
-    assert_eq!(level.status.code(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_file_is_an_input_error_naming_it() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_site(&cwd.join("site"));
+    std::os::unix::fs::symlink(cwd.join("nowhere"), cwd.join("site/dangling.txt")).expect("link");
+    let output = embed(cwd, &["site", "--out", "out/a.rs"]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains("dangling.txt"), "{message}");
+    assert!(!cwd.join("out/a.rs").exists());
+
+    // A read-only output folder: a usage error before any work, naming --out.
+    std::fs::remove_file(cwd.join("site/dangling.txt")).expect("unlink");
+    std::fs::create_dir(cwd.join("locked")).expect("mkdir");
+    std::fs::set_permissions(cwd.join("locked"), std::fs::Permissions::from_mode(0o555))
+        .expect("chmod");
+    let is_root = std::fs::write(cwd.join("locked/probe"), "").is_ok();
+    if !is_root {
+        let output = embed(cwd, &["site", "--out", "locked/a.rs"]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(stderr(&output).contains("--out `locked/a.rs`"));
+    }
 }
 
 #[test]
 fn two_runs_give_byte_identical_output_and_check_passes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cwd = dir.path();
-    tree(&cwd.join("site"));
+    write_site(&cwd.join("site"));
     let args = [
         "site",
         "--mode",
@@ -128,7 +105,15 @@ fn two_runs_give_byte_identical_output_and_check_passes() {
         "--name",
         "SITE",
     ];
-    assert!(embed(cwd, &args).status.success());
+    let first_run = embed(cwd, &args);
+    assert!(first_run.status.success(), "{}", stderr(&first_run));
+    let summary = stderr(&first_run);
+    assert!(
+        summary.contains("files")
+            && summary.contains("stored bytes")
+            && summary.contains("\n     4 "),
+        "the summary table: {summary}"
+    );
     let first = (
         std::fs::read(cwd.join("gen/assets.rs")).expect("module"),
         listing(&cwd.join("gen/assets")),
@@ -146,19 +131,24 @@ fn two_runs_give_byte_identical_output_and_check_passes() {
     assert_eq!(first, second);
 
     let text = String::from_utf8(first.0).expect("UTF-8");
-    assert!(text.starts_with("// Generated by `cargo xtask embed`: do not edit."));
-    assert!(text.contains("cargo xtask embed site --mode gzip --out gen/assets.rs --name SITE"));
+    assert!(text.starts_with("// Generated by `bindery embed` (bindery-cli): do not edit."));
+    assert!(
+        text.contains("//     bindery embed site --mode gzip --out gen/assets.rs --name SITE\n"),
+        "{text}"
+    );
     assert!(!text.contains(&*cwd.to_string_lossy()), "no absolute paths");
 
     let check = embed(cwd, &[&args[..], &["--check"]].concat());
     assert!(check.status.success(), "{}", stderr(&check));
+    assert_eq!(stderr(&check).trim(), "gen/assets.rs is up to date");
+    assert_eq!(stdout(&check), "");
 }
 
 #[test]
 fn check_names_each_stale_file_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cwd = dir.path();
-    tree(&cwd.join("site"));
+    write_site(&cwd.join("site"));
     let args = ["site", "--mode", "gzip", "--out", "gen/assets.rs"];
     assert!(embed(cwd, &args).status.success());
     std::fs::write(
@@ -186,7 +176,7 @@ fn check_names_each_stale_file_and_writes_nothing() {
         "the old blob is stale: {message}"
     );
     assert!(
-        message.contains("regenerate with: cargo xtask embed site --mode gzip"),
+        message.contains("error: regenerate with: bindery embed site --mode gzip"),
         "{message}"
     );
     let after = (
@@ -194,28 +184,26 @@ fn check_names_each_stale_file_and_writes_nothing() {
         listing(&cwd.join("gen/assets")),
     );
     assert_eq!(before, after, "--check writes nothing");
+
+    std::fs::remove_file(cwd.join("gen/assets.rs")).expect("remove");
+    let missing = embed(cwd, &[&args[..], &["--check"]].concat());
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("stale: gen/assets.rs: missing"));
 }
 
 #[test]
 fn stale_blobs_are_removed_and_foreign_files_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cwd = dir.path();
-    tree(&cwd.join("site"));
-    assert!(
-        embed(cwd, &["site", "--mode", "gzip", "--out", "gen/assets.rs"])
-            .status
-            .success()
-    );
+    write_site(&cwd.join("site"));
+    let gzip = ["site", "--mode", "gzip", "--out", "gen/assets.rs"];
+    assert!(embed(cwd, &gzip).status.success());
     std::fs::write(
         cwd.join("site/app.js"),
         "export const changed = true;\n".repeat(40),
     )
     .expect("edit");
-    assert!(
-        embed(cwd, &["site", "--mode", "gzip", "--out", "gen/assets.rs"])
-            .status
-            .success()
-    );
+    assert!(embed(cwd, &gzip).status.success());
     assert_eq!(
         listing(&cwd.join("gen/assets")).len(),
         2,
@@ -237,20 +225,17 @@ fn stale_blobs_are_removed_and_foreign_files_kept() {
 
 #[test]
 fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let crate_dir = dir.path().join("consumer");
-    let out = crate_dir.join("src/bindata.rs");
-    let fixtures = workspace().join("assets/fixtures");
-    std::fs::create_dir_all(crate_dir.join("src")).expect("mkdir");
-    std::fs::write(
-        crate_dir.join("Cargo.toml"),
+    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    project.write(
+        "Cargo.toml",
         format!(
-            "[package]\nname = \"generated_consumer\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[workspace]\n\n\
-             [dependencies]\nbindery = {{ path = \"{}\" }}\n",
-            workspace().join("crates/bindery").display()
+            "[package]\nname = \"generated_consumer\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?} }}\n",
+            crate_path("bindery")
         ),
-    )
-    .expect("manifest");
+    );
+    let fixtures = workspace().join("assets/fixtures");
+    let out = project.path().join("src/bindata.rs");
     let output = embed(
         &workspace(),
         &[
@@ -269,25 +254,19 @@ fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
         module.contains("__bindery_incbin"),
         "--large 0 sends files through the assembler"
     );
-    std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
-    std::fs::write(
-        crate_dir.join("src/main.rs"),
+    project.write(
+        "src/main.rs",
         format!(
             "mod bindata;\n\nfn main() {{\n    let root = std::path::Path::new({fixtures:?});\n    let mut checked = 0;\n    \
              for file in &bindata::ASSETS {{\n        let on_disk = std::fs::read(root.join(file.path())).unwrap();\n        \
              assert!(bindata::ASSETS.get(file.path()).unwrap()[..] == on_disk[..], \"{{}}\", file.path());\n        \
              checked += 1;\n    }}\n    println!(\"{{checked}} files byte-exact\");\n}}\n"
         ),
-    )
-    .expect("main");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated-consumer");
-    let run = Command::new(env!("CARGO"))
-        .args(["run", "--offline", "--quiet"])
-        .current_dir(&crate_dir)
-        .env("CARGO_TARGET_DIR", &target)
+    );
+    let run = project
+        .cargo(&["run", "--quiet"])
         .output()
         .expect("cargo runs");
     assert!(run.status.success(), "{}", stderr(&run));
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert_eq!(stdout.trim(), "20 files byte-exact");
+    assert_eq!(stdout(&run).trim(), "20 files byte-exact");
 }

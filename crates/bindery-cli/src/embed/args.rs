@@ -1,0 +1,159 @@
+//! The flags of `bindery embed`, and the command line that regenerates a module, recorded in its
+//! header.
+
+use std::path::PathBuf;
+
+use bindery_codegen::{DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, parse_large_threshold};
+
+const EXAMPLES: &str = "Examples:
+  bindery embed assets/spa
+      writes ./bindata.rs defining `pub static ASSETS: bindery::Catalog` (static mode)
+  bindery embed assets/spa --mode gzip --out src/spa.rs --name SPA --exclude '**/*.map'
+      writes src/spa.rs and its compressed blobs in src/spa/
+  bindery embed assets/spa --mode gzip --out src/spa.rs --name SPA --exclude '**/*.map' --check
+      exits 1, naming each stale file, if regenerating would change anything (for CI)
+
+Use the module with `mod spa;` (or `include!`) and a dependency on `bindery`.
+Exit status: 0 done or up to date, 1 stale (--check) or a failure, 2 bad arguments or input.";
+
+/// Flags of `bindery embed` (and of `cargo xtask embed` in a project whose xtask calls
+/// [`run`](crate::run)).
+///
+/// ```
+/// use clap::Parser;
+///
+/// #[derive(Parser)]
+/// struct Command {
+///     #[command(flatten)]
+///     embed: bindery_cli::EmbedArgs,
+/// }
+///
+/// let command = Command::parse_from(["embed", "assets/spa", "--mode", "gzip", "--name", "SPA"]);
+/// assert_eq!(command.embed.name, "SPA");
+/// assert_eq!(command.embed.out, std::path::Path::new("bindata.rs"));
+/// ```
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub struct EmbedArgs {
+    /// The folder to embed, e.g. `assets/spa`.
+    pub dir: PathBuf,
+    /// How the catalog stores files: `static` (zero copy), `gzip` (compressed once, sent as-is
+    /// to clients that accept gzip) or `copy` (copied on every read).
+    #[arg(long, default_value = "static", value_parser = parse_mode)]
+    pub mode: Mode,
+    /// The module to write, e.g. `src/spa.rs`; gzip blobs go in a folder named after it
+    /// (`src/spa/`).
+    #[arg(long, default_value = "bindata.rs")]
+    pub out: PathBuf,
+    /// The name of the generated `pub static`, e.g. `SPA`.
+    #[arg(long, default_value = "ASSETS")]
+    pub name: String,
+    /// A path put before every catalog path, e.g. `static` gives `static/index.html`.
+    #[arg(long)]
+    pub prefix: Option<String>,
+    /// Embed only files matching this glob (relative to the folder; repeatable), e.g. `'**/*.js'`.
+    #[arg(long = "include", value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Leave out files matching this glob (repeatable; wins over --include), e.g. `'**/*.map'`.
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Gzip level, 0 to 9 (gzip mode).
+    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub level: u32,
+    /// Embed files and folders whose name starts with `.`.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Stored size in bytes from which a file enters the binary through the assembler
+    /// (`.incbin`) instead of `include_bytes!`, sparing rustc; `0` for every file, `off` never.
+    #[arg(long, value_name = "BYTES|off", default_value = "1048576", value_parser = parse_large)]
+    pub large: Large,
+    /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
+    #[arg(long)]
+    pub check: bool,
+}
+
+fn parse_mode(text: &str) -> Result<Mode, String> {
+    text.parse::<Mode>().map_err(|error| error.to_string())
+}
+
+/// The `--large` threshold: `None` is `off`.
+///
+/// ```
+/// use bindery_cli::Large;
+/// assert_eq!(Large(None), Large(None));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Large(pub Option<u64>);
+
+fn parse_large(text: &str) -> Result<Large, String> {
+    parse_large_threshold(text).map(Large)
+}
+
+impl EmbedArgs {
+    /// The arguments that regenerate the module, as recorded in its header: deterministic, with
+    /// the paths as they were given, defaults left out, shell-quoted where needed.
+    pub(crate) fn command_line(&self) -> String {
+        let mut words = vec![
+            self.dir.display().to_string(),
+            "--mode".into(),
+            self.mode.to_string(),
+            "--out".into(),
+            self.out.display().to_string(),
+            "--name".into(),
+            self.name.clone(),
+        ];
+        if let Some(prefix) = &self.prefix {
+            words.extend(["--prefix".into(), prefix.clone()]);
+        }
+        for glob in &self.include {
+            words.extend(["--include".into(), glob.clone()]);
+        }
+        for glob in &self.exclude {
+            words.extend(["--exclude".into(), glob.clone()]);
+        }
+        if self.mode == Mode::Gzip && self.level != DEFAULT_LEVEL {
+            words.extend(["--level".into(), self.level.to_string()]);
+        }
+        if self.hidden {
+            words.push("--hidden".into());
+        }
+        if self.large.0 != Some(DEFAULT_LARGE_THRESHOLD) {
+            let threshold = self
+                .large
+                .0
+                .map_or_else(|| "off".to_owned(), |bytes| bytes.to_string());
+            words.extend(["--large".into(), threshold]);
+        }
+        words
+            .iter()
+            .map(|word| shell_quote(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// `word` as one shell word: as it is when it holds only safe characters, else single-quoted.
+fn shell_quote(word: &str) -> String {
+    let is_safe = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
+    if is_safe {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    #[test]
+    fn shell_quote_leaves_safe_words_and_quotes_the_rest() {
+        assert_eq!(shell_quote("assets/spa"), "assets/spa");
+        assert_eq!(shell_quote("**/*.map"), "'**/*.map'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}
