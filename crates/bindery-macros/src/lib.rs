@@ -10,3 +10,9 @@ mod validate;
 pub fn embed(tokens: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand::expand(tokens.into()).into()
 }
+
+// A proc-macro crate exports only macros, so the README's examples hang on a private item.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+#[allow(dead_code)]
+struct ReadmeDoctests;

@@ -2,7 +2,7 @@
 //!
 //! `bindery` is the runtime half: the [`Catalog`] a build produced, its [`EmbeddedFile`]s and
 //! the three [`Mode`]s they are read in. The build half lives in `bindery-codegen` and is reached
-//! through the [`embed!`] macro or the `cargo xtask embed` generator; both produce the same
+//! through the [`embed!`] macro or the `bindery embed` generator (bindery-cli); both produce the same
 //! catalog, file for file and byte for byte.
 //!
 //! ```
@@ -92,3 +92,7 @@ pub use dir::{Dir, DirEntry};
 pub use error::Error;
 pub use file::EmbeddedFile;
 pub use mode::Mode;
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

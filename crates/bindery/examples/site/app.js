@@ -1,0 +1,2 @@
+// Embedded with the page: fetched from the binary, never from disk.
+document.querySelector("h1").textContent += " (script loaded)";
