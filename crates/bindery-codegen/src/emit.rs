@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::{Entry, Manifest, Mode, Stored};
+use crate::{Encoding, Entry, Manifest, Mode, Stored};
 
 /// How generated code reaches the files it includes.
 #[derive(Debug, Clone)]
@@ -113,9 +113,21 @@ fn is_assembler_safe(path: &str) -> bool {
         .all(|byte| (0x20..0x7f).contains(&byte) && !matches!(byte, b'"' | b'\\' | b'{' | b'}'))
 }
 
-/// `::bindery::__bindery_incbin!(symbol, path, len)` for a large entry, when the file can be
+/// One stored blob of an entry: its own bytes (raw or gzip) or a precompressed variant.
+struct Blob<'a> {
+    /// The file on disk that holds the bytes.
+    path: &'a Path,
+    /// Whether `path` is a cached blob (copied beside a generated module) or the source file.
+    is_cached: bool,
+    /// Its length.
+    len: u64,
+    /// Tells apart an entry's blobs in assembler symbol names.
+    kind: &'static str,
+}
+
+/// `::bindery::__bindery_incbin!(symbol, path, len)` for a large blob, when the file can be
 /// named for the assembler; `None` sends it through `include_bytes!`.
-fn incbin(entry: &Entry, locator: &Locator, salt: &str) -> Option<TokenStream> {
+fn incbin(entry: &Entry, blob: &Blob<'_>, locator: &Locator, salt: &str) -> Option<TokenStream> {
     let manifest_dir = locator.manifest_dir()?;
     let manifest_text = manifest_dir.to_str()?;
     // For the macro, the manifest folder is this machine's and must be quotable too; a generated
@@ -123,21 +135,21 @@ fn incbin(entry: &Entry, locator: &Locator, salt: &str) -> Option<TokenStream> {
     if matches!(locator, Locator::ManifestDir(_)) && !is_assembler_safe(manifest_text) {
         return None;
     }
-    let relative = pathdiff::diff_paths(entry.stored_path(), manifest_dir)?;
+    let relative = pathdiff::diff_paths(blob.path, manifest_dir)?;
     let suffix = format!("/{}", slash_path(&relative));
     if !is_assembler_safe(&suffix) {
         return None;
     }
-    // Unique per catalog (salt), file and content, and per crate (CARGO_CRATE_NAME, added when
-    // the user's crate compiles): two catalogs or two crates never define the same symbol, and a
-    // content change changes the assembly text, so incremental builds cannot reuse stale bytes.
+    // Unique per catalog (salt), file, blob and content, and per crate (CARGO_CRATE_NAME, added
+    // when the user's crate compiles): two catalogs or two crates never define the same symbol,
+    // and a content change changes the assembly text, so incremental builds cannot reuse stale
+    // bytes.
     let mut hasher = blake3::Hasher::new();
-    for part in [salt, "\0", &entry.path, "\0", &entry.hash, "\0"] {
+    for part in [salt, "\0", &entry.path, "\0", &entry.hash, "\0", blob.kind] {
         hasher.update(part.as_bytes());
     }
-    hasher.update(&[u8::from(matches!(entry.stored, Stored::Gzip { .. }))]);
     let tag = format!("_{}", &hasher.finalize().to_hex()[..24]);
-    let len = Literal::u64_unsuffixed(entry.stored_len());
+    let len = Literal::u64_unsuffixed(blob.len);
     Some(quote! {
         ::bindery::__bindery_incbin!(
             ::core::concat!("__bindery_", ::core::env!("CARGO_CRATE_NAME"), #tag),
@@ -145,6 +157,64 @@ fn incbin(entry: &Entry, locator: &Locator, salt: &str) -> Option<TokenStream> {
             #len
         )
     })
+}
+
+/// The expression for a blob's bytes: the assembler path at or above the large threshold where
+/// possible, else `include_bytes!`.
+fn bytes(
+    manifest: &Manifest,
+    entry: &Entry,
+    blob: &Blob<'_>,
+    locator: &Locator,
+    salt: &str,
+) -> TokenStream {
+    let is_large = manifest
+        .large_threshold
+        .is_some_and(|threshold| blob.len >= threshold);
+    match is_large
+        .then(|| incbin(entry, blob, locator, salt))
+        .flatten()
+    {
+        Some(incbin) => incbin,
+        None => {
+            let path = locator.file(blob.path, blob.is_cached);
+            quote!(::core::include_bytes!(#path))
+        }
+    }
+}
+
+/// `&[Variant, …]` for an entry's precompressed variants, as a `const` item of its own so the
+/// slice is `'static` whatever its bytes expressions are.
+fn variants(manifest: &Manifest, entry: &Entry, locator: &Locator, salt: &str) -> TokenStream {
+    if entry.variants.is_empty() {
+        return quote!(&[]);
+    }
+    let items = entry.variants.iter().map(|variant| {
+        let encoding = match variant.encoding {
+            Encoding::Br => quote!(Br),
+            Encoding::Zstd => quote!(Zstd),
+            Encoding::Gzip => quote!(Gzip),
+        };
+        let blob = Blob {
+            path: &variant.blob,
+            is_cached: true,
+            len: variant.len,
+            kind: variant.encoding.extension(),
+        };
+        let bytes = bytes(manifest, entry, &blob, locator, salt);
+        let etag = &variant.etag;
+        quote! {
+            ::bindery::__private::Variant {
+                encoding: ::bindery::Encoding::#encoding,
+                bytes: #bytes,
+                etag: #etag,
+            }
+        }
+    });
+    quote! {{
+        const VARIANTS: &[::bindery::__private::Variant] = &[#(#items),*];
+        VARIANTS
+    }}
 }
 
 /// The expression `::bindery::__private::catalog(…)` of type `bindery::Catalog`, usable as the
@@ -168,19 +238,17 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
     let dev_root = locator.dev_root(&manifest.root);
     let files = manifest.entries.iter().map(|entry| {
         let path = &entry.path;
-        let is_large = manifest
-            .large_threshold
-            .is_some_and(|threshold| entry.stored_len() >= threshold);
-        let bytes = match is_large.then(|| incbin(entry, locator, salt)).flatten() {
-            Some(incbin) => incbin,
-            None => {
-                let path = match &entry.stored {
-                    Stored::Raw => locator.file(&entry.source, false),
-                    Stored::Gzip { blob, .. } => locator.file(blob, true),
-                };
-                quote!(::core::include_bytes!(#path))
-            }
+        let own = Blob {
+            path: entry.stored_path(),
+            is_cached: matches!(entry.stored, Stored::Gzip { .. }),
+            len: entry.stored_len(),
+            kind: match entry.stored {
+                Stored::Raw => "raw",
+                Stored::Gzip { .. } => "stored-gz",
+            },
         };
+        let bytes = bytes(manifest, entry, &own, locator, salt);
+        let variants = variants(manifest, entry, locator, salt);
         let len = Literal::u64_unsuffixed(entry.len);
         let etag = &entry.etag;
         let gzip_etag = match &entry.stored {
@@ -203,6 +271,7 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
                 len: #len,
                 etag: #etag,
                 gzip_etag: #gzip_etag,
+                variants: #variants,
                 mime: #mime,
                 content_type: #content_type,
                 modified: #modified,

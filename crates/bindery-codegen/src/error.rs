@@ -89,6 +89,23 @@ pub enum Error {
         /// The level as given.
         level: u32,
     },
+    /// An encoding is asked for twice in `precompress`.
+    #[error("`{encoding}` is given twice in precompress")]
+    DuplicateEncoding {
+        /// The repeated encoding.
+        encoding: crate::Encoding,
+    },
+    /// An encoding is asked for whose encoder is not compiled in.
+    #[error(
+        "precompress `{encoding}` needs the `{feature}` feature of bindery (or bindery-codegen): \
+         features = [\"{feature}\"]"
+    )]
+    EncodingUnavailable {
+        /// The encoding asked for.
+        encoding: crate::Encoding,
+        /// The cargo feature that compiles its encoder.
+        feature: &'static str,
+    },
     /// Writing a file (a cached blob, generated output) failed.
     #[error("cannot write `{}`: {source}", path.display())]
     Write {

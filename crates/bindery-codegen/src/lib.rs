@@ -15,6 +15,7 @@
 
 mod compress;
 pub mod emit;
+mod encoding;
 mod error;
 mod manifest;
 mod options;
@@ -23,11 +24,14 @@ pub mod scan;
 mod track;
 
 pub use compress::{MIN_SAVING_PERCENT, default_cache_dir};
+pub use encoding::{
+    BROTLI_QUALITY, BROTLI_WINDOW_LOG, Encoding, ParseEncodingError, ZSTD_LEVEL, ZSTD_WINDOW_LOG,
+};
 pub use error::Error;
-pub use manifest::{Entry, Manifest, Stored};
+pub use manifest::{Entry, Manifest, Stored, Variant};
 pub use options::{
-    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, Options, Progress, normalise_prefix,
-    parse_large_threshold,
+    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, Options, ParseModeError, Progress,
+    normalise_prefix, parse_large_threshold,
 };
 pub use track::{TRACKED_ENV, is_tracked, track};
 

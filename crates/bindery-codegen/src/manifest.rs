@@ -7,7 +7,7 @@ use std::time::UNIX_EPOCH;
 
 use crate::compress::{self, Compressed};
 use crate::scan::{self, Filter};
-use crate::{Error, Mode, Options, Progress};
+use crate::{Encoding, Error, Mode, Options, Progress};
 
 /// Everything known about a folder at build time, in catalog order.
 ///
@@ -53,6 +53,23 @@ pub struct Entry {
     pub modified: Option<u64>,
     /// How the bytes are stored.
     pub stored: Stored,
+    /// Precompressed wire variants, in [`Encoding::ALL`] order; only those that save at least
+    /// [`MIN_SAVING_PERCENT`](crate::MIN_SAVING_PERCENT). In `gzip` mode the stored gzip bytes
+    /// are the gzip representation and are not repeated here.
+    pub variants: Vec<Variant>,
+}
+
+/// A precompressed representation of an entry, sent as-is to clients that accept its encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Its content coding.
+    pub encoding: Encoding,
+    /// The cached blob's path.
+    pub blob: PathBuf,
+    /// Its length in bytes.
+    pub len: u64,
+    /// Strong ETag of this representation: the entry's hash with the encoding's suffix.
+    pub etag: String,
 }
 
 /// Whether an entry's bytes are stored as they are or as a gzip blob.
@@ -94,11 +111,12 @@ pub(crate) fn build(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Manifest, Error> {
     let prefix = options.normalised_prefix()?;
-    if options.mode == Mode::Gzip && options.level > 9 {
+    if options.level > 9 {
         return Err(Error::Level {
             level: options.level,
         });
     }
+    let encodings = variant_encodings(options)?;
     let filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
     let mut manifest = Manifest {
         mode: options.mode,
@@ -134,18 +152,43 @@ pub(crate) fn build(
     for found in found_files {
         let (len, hash) = hash_file(&found.source)?;
         let stored = match options.mode {
-            Mode::Gzip => {
-                match compress::gzip_cached(&found.source, &hash, len, options.level, &cache_dir)? {
-                    Compressed::Blob { path, len } => Stored::Gzip {
-                        blob: path,
-                        len,
-                        etag: format!("\"{}-gz\"", &hash[..32]),
-                    },
-                    Compressed::NotWorthIt => Stored::Raw,
-                }
-            }
+            Mode::Gzip => match compress::compressed_cached(
+                &found.source,
+                &hash,
+                len,
+                Encoding::Gzip,
+                options.level,
+                &cache_dir,
+            )? {
+                Compressed::Blob { path, len } => Stored::Gzip {
+                    blob: path,
+                    len,
+                    etag: variant_etag(&hash, Encoding::Gzip),
+                },
+                Compressed::NotWorthIt => Stored::Raw,
+            },
             Mode::Static | Mode::Copy => Stored::Raw,
         };
+        let mut variants = Vec::new();
+        for &encoding in &encodings {
+            let level = compress::level_for(encoding, options.level);
+            let compressed = compress::compressed_cached(
+                &found.source,
+                &hash,
+                len,
+                encoding,
+                level,
+                &cache_dir,
+            )?;
+            if let Compressed::Blob { path, len } = compressed {
+                variants.push(Variant {
+                    encoding,
+                    blob: path,
+                    len,
+                    etag: variant_etag(&hash, encoding),
+                });
+            }
+        }
         let modified = if options.modified {
             modified_seconds(&found.source)?
         } else {
@@ -165,6 +208,7 @@ pub(crate) fn build(
             hash,
             modified,
             stored,
+            variants,
         });
         if let Some(entry) = manifest.entries.last() {
             progress(Progress {
@@ -176,6 +220,36 @@ pub(crate) fn build(
         }
     }
     Ok(manifest)
+}
+
+/// The encodings to add as variants, in [`Encoding::ALL`] order: those asked for, less gzip in
+/// gzip mode (the stored bytes are the gzip representation). Duplicates and encodings whose
+/// feature is off are refused.
+fn variant_encodings(options: &Options) -> Result<Vec<Encoding>, Error> {
+    let mut asked = Vec::new();
+    for &encoding in &options.precompress {
+        if asked.contains(&encoding) {
+            return Err(Error::DuplicateEncoding { encoding });
+        }
+        if !encoding.is_available() {
+            return Err(Error::EncodingUnavailable {
+                encoding,
+                feature: encoding.feature().unwrap_or_default(),
+            });
+        }
+        asked.push(encoding);
+    }
+    Ok(Encoding::ALL
+        .into_iter()
+        .filter(|encoding| asked.contains(encoding))
+        .filter(|&encoding| !(options.mode == Mode::Gzip && encoding == Encoding::Gzip))
+        .collect())
+}
+
+/// The strong ETag of an encoded representation: distinct from the identity tag and from every
+/// other encoding's, as RFC 9110 requires of two representations.
+fn variant_etag(hash: &str, encoding: Encoding) -> String {
+    format!("\"{}-{}\"", &hash[..32], encoding.extension())
 }
 
 /// Streams the file through BLAKE3: large assets are never held in memory whole.

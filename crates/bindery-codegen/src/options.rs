@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::{Error, Manifest};
+use crate::{Encoding, Error, Manifest};
 
 /// How the catalog stores its files; mirrors `bindery::Mode`.
 ///
@@ -48,14 +48,29 @@ impl fmt::Display for Mode {
     }
 }
 
-impl FromStr for Mode {
-    type Err = String;
+/// A name that is not one of the three modes.
+///
+/// ```
+/// let error = "brotli".parse::<bindery_codegen::Mode>().unwrap_err();
+/// assert_eq!(error.to_string(), "unknown mode `brotli` (expected static, gzip or copy)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode `{name}` (expected static, gzip or copy)")]
+pub struct ParseModeError {
+    /// The name as given.
+    pub name: String,
+}
 
-    fn from_str(name: &str) -> Result<Self, String> {
+impl FromStr for Mode {
+    type Err = ParseModeError;
+
+    fn from_str(name: &str) -> Result<Self, ParseModeError> {
         Mode::ALL
             .into_iter()
             .find(|mode| mode.as_str() == name)
-            .ok_or_else(|| format!("unknown mode `{name}` (expected static, gzip or copy)"))
+            .ok_or_else(|| ParseModeError {
+                name: name.to_owned(),
+            })
     }
 }
 
@@ -115,6 +130,7 @@ pub struct Options {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) allow_missing: bool,
     pub(crate) large_threshold: Option<u64>,
+    pub(crate) precompress: Vec<Encoding>,
 }
 
 impl Options {
@@ -137,6 +153,7 @@ impl Options {
             cache_dir: None,
             allow_missing: false,
             large_threshold: Some(DEFAULT_LARGE_THRESHOLD),
+            precompress: Vec::new(),
         }
     }
 
@@ -205,6 +222,27 @@ impl Options {
     /// by default; `Some(0)` for every file; `None` never).
     pub fn large_threshold(mut self, threshold: Option<u64>) -> Self {
         self.large_threshold = threshold;
+        self
+    }
+
+    /// Adds precompressed wire variants, in any mode: each encoding is computed once per file
+    /// content (cached like gzip blobs) and kept where it saves at least
+    /// [`MIN_SAVING_PERCENT`](crate::MIN_SAVING_PERCENT). `br` and `zstd` need this crate's
+    /// features of the same names; asking twice for one encoding is an error at build.
+    ///
+    /// ```
+    /// use bindery_codegen::{Encoding, Mode, Options};
+    ///
+    /// let manifest = Options::new("../../assets/fixtures")
+    ///     .mode(Mode::Static)
+    ///     .precompress([Encoding::Gzip])
+    ///     .build()
+    ///     .unwrap();
+    /// let page = manifest.entries.iter().find(|entry| entry.path == "index.html").unwrap();
+    /// assert_eq!(page.variants[0].encoding, Encoding::Gzip);
+    /// ```
+    pub fn precompress(mut self, encodings: impl IntoIterator<Item = Encoding>) -> Self {
+        self.precompress = encodings.into_iter().collect();
         self
     }
 

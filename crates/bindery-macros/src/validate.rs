@@ -4,13 +4,14 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use bindery_codegen::{Mode, Options, normalise_prefix, scan::compile_glob};
+use bindery_codegen::{Encoding, Mode, Options, normalise_prefix, scan::compile_glob};
 use proc_macro2::Span;
 use syn::LitStr;
 
 use crate::input::{Input, Value};
 
-const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large";
+const KEYS: &str =
+    "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, precompress";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
@@ -46,7 +47,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
         match (key.as_str(), arg.value) {
             ("mode", Value::Str(mode)) => match mode.value().parse::<Mode>() {
                 Ok(parsed) => options = options.mode(parsed),
-                Err(message) => push(syn::Error::new(mode.span(), message)),
+                Err(error) => push(syn::Error::new(mode.span(), error.to_string())),
             },
             ("include" | "exclude", Value::Str(glob)) => {
                 add_glob(&mut options, &key, &glob, &mut push);
@@ -84,6 +85,17 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
                 large = Some(text.span());
             }
             ("large", value) => push(wrong_kind(&key, "a number of bytes or \"off\"", &value)),
+            ("precompress", Value::List(names)) => {
+                options = options.precompress(encodings(&names, &mut push));
+            }
+            ("precompress", Value::Str(name)) => {
+                options = options.precompress(encodings(&[name], &mut push));
+            }
+            ("precompress", value) => push(wrong_kind(
+                &key,
+                "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
+                &value,
+            )),
             ("hidden", Value::Bool(flag)) => options = options.include_hidden(flag.value),
             ("modified", Value::Bool(flag)) => options = options.modified(flag.value),
             ("allow_missing", Value::Bool(flag)) => options = options.allow_missing(flag.value),
@@ -111,6 +123,33 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
             large,
         }),
     }
+}
+
+/// The encodings named in `precompress`, each error spanned on its name: unknown, given twice,
+/// or needing a feature that is off.
+fn encodings(names: &[LitStr], push: &mut impl FnMut(syn::Error)) -> Vec<Encoding> {
+    let mut chosen = Vec::new();
+    for name in names {
+        match name.value().parse::<Encoding>() {
+            Err(error) => push(syn::Error::new(name.span(), error.to_string())),
+            Ok(encoding) if chosen.contains(&encoding) => push(syn::Error::new(
+                name.span(),
+                format!("`{encoding}` is given twice in `precompress`"),
+            )),
+            Ok(encoding) if !encoding.is_available() => {
+                let feature = encoding.feature().unwrap_or_default();
+                push(syn::Error::new(
+                    name.span(),
+                    format!(
+                        "precompress `{encoding}` needs the `{feature}` feature of bindery: \
+                         bindery = {{ version = \"…\", features = [\"{feature}\"] }}"
+                    ),
+                ));
+            }
+            Ok(encoding) => chosen.push(encoding),
+        }
+    }
+    chosen
 }
 
 fn add_glob(options: &mut Options, key: &str, glob: &LitStr, push: &mut impl FnMut(syn::Error)) {

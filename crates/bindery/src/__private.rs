@@ -1,6 +1,14 @@
 //! What generated code calls. Not a public API: it changes without notice.
 
-use crate::{Catalog, EmbeddedFile, Mode};
+use crate::{Catalog, EmbeddedFile, Encoding, Mode};
+
+/// One precompressed wire variant of a file, made at build time and sent as-is.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    pub encoding: Encoding,
+    pub bytes: &'static [u8],
+    pub etag: &'static str,
+}
 
 /// Everything codegen knows about one file, as named fields so generated modules stay readable.
 #[derive(Debug, Clone, Copy)]
@@ -10,6 +18,7 @@ pub struct FileSpec {
     pub len: usize,
     pub etag: &'static str,
     pub gzip_etag: Option<&'static str>,
+    pub variants: &'static [Variant],
     pub mime: &'static str,
     pub content_type: &'static str,
     pub modified: Option<u64>,
@@ -27,6 +36,7 @@ pub const fn file(spec: FileSpec) -> EmbeddedFile {
         len: spec.len,
         etag: spec.etag,
         gzip_etag: spec.gzip_etag,
+        variants: spec.variants,
         mime: spec.mime,
         content_type: spec.content_type,
         modified: spec.modified,

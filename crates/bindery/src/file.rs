@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::time::{Duration, SystemTime};
 
-use crate::Error;
+use crate::{Encoding, Error};
 
 /// A file in a [`Catalog`](crate::Catalog), with everything a server needs computed at build time.
 ///
@@ -26,6 +26,7 @@ pub struct EmbeddedFile {
     pub(crate) len: usize,
     pub(crate) etag: &'static str,
     pub(crate) gzip_etag: Option<&'static str>,
+    pub(crate) variants: &'static [crate::__private::Variant],
     pub(crate) mime: &'static str,
     pub(crate) content_type: &'static str,
     pub(crate) modified: Option<u64>,
@@ -148,6 +149,58 @@ impl EmbeddedFile {
         } else {
             None
         }
+    }
+
+    /// The bytes of this file in `encoding`, exactly as they are sent with `Content-Encoding`:
+    /// a variant precompressed at build time (`precompress = [...]`), or in `gzip` mode the
+    /// stored gzip bytes. `None` when the file has no such representation (the encoding was not
+    /// asked for, or saved less than 5%).
+    ///
+    /// ```
+    /// use bindery::Encoding;
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", precompress = ["gzip"]);
+    ///
+    /// let page = SITE.file("index.html").unwrap();
+    /// assert!(page.encoded(Encoding::Gzip).unwrap().starts_with(&[0x1f, 0x8b]));
+    /// assert_eq!(page.encoded(Encoding::Br), None);
+    /// assert_ne!(page.encoded_etag(Encoding::Gzip), Some(page.etag()));
+    /// ```
+    pub fn encoded(&self, encoding: Encoding) -> Option<&'static [u8]> {
+        match (encoding, self.gzip()) {
+            (Encoding::Gzip, Some(stored)) => Some(stored),
+            _ => self
+                .variants
+                .iter()
+                .find(|variant| variant.encoding == encoding)
+                .map(|variant| variant.bytes),
+        }
+    }
+
+    /// The strong ETag of this file's `encoding` representation, distinct from [`etag`](Self::etag)
+    /// and from every other encoding's; `None` when there is no such representation.
+    pub fn encoded_etag(&self, encoding: Encoding) -> Option<&'static str> {
+        match (encoding, self.gzip_etag) {
+            (Encoding::Gzip, Some(etag)) => Some(etag),
+            _ => self
+                .variants
+                .iter()
+                .find(|variant| variant.encoding == encoding)
+                .map(|variant| variant.etag),
+        }
+    }
+
+    /// The encodings this file can be sent in besides identity, in [`Encoding::ALL`] order.
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let page = SITE.file("index.html").unwrap();
+    /// assert_eq!(page.encodings().collect::<Vec<_>>(), [bindery::Encoding::Gzip]);
+    /// ```
+    pub fn encodings(&self) -> impl Iterator<Item = Encoding> + 'static {
+        let file = *self;
+        Encoding::ALL
+            .into_iter()
+            .filter(move |&encoding| file.encoded(encoding).is_some())
     }
 
     /// The uncompressed contents: borrowed when stored raw, decompressed into a new buffer when

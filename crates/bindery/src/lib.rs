@@ -41,6 +41,7 @@ pub mod __private;
 mod catalog;
 mod dev;
 mod dir;
+mod encoding;
 mod error;
 mod file;
 mod lookup;
@@ -64,13 +65,25 @@ pub mod serve;
 /// | `modified` | `true` to record modification times (builds are then not reproducible) | `false` |
 /// | `level` | gzip level 0 to 9 | 9 |
 /// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |
+/// | `precompress` | a list of `"br"`, `"zstd"`, `"gzip"`: wire variants made at build time, sent as-is to clients that accept them (see [`EmbeddedFile::encoded`]) | none |
+/// | `large` | stored size in bytes from which a file enters through the assembler instead of `include_bytes!` (`0`: every file; `"off"`: never); needs the folder tracked by the build script | 1 MiB when tracked, else off |
 ///
 /// Every mistake is a compile error pointing at the argument at fault: a missing folder, a path
-/// that is not a folder, an unknown mode or option, a bad glob, an unreadable file, a symlink loop.
+/// that is not a folder, an unknown mode, option or encoding, a bad glob, an unreadable file, a
+/// symlink loop, `large` on an untracked folder, `precompress = ["br"]` without the `br` feature.
 ///
-/// File bytes enter the binary through `include_bytes!` of the file (or of its cached gzip blob),
-/// never as literal arrays. Add `bindery_codegen::track("folder")` to a build script so that adding
-/// or deleting files rebuilds the crate (see the crate docs).
+/// `precompress` works in every mode: the mode still decides what [`Catalog::get`] returns and
+/// what is stored as the file's own bytes; variants are only ever sent as they are, so the
+/// runtime holds no brotli or zstd decoder. Brotli (quality 11) and zstd (level 19, window at most
+/// 8 MiB) need bindery's `br` and `zstd` features, which compile the encoders into the macro
+/// only. Each variant is kept where it saves at least 5%, and cached by content hash, so a
+/// rebuild never compresses an unchanged file again.
+///
+/// File bytes enter the binary through `include_bytes!` of a file (the source, or a cached
+/// compressed blob), or, for files of at least `large` bytes in folders a build script tracks,
+/// through the assembler's `.incbin` of that file; never as literal arrays. Add
+/// `bindery_codegen::track("folder")` to a build script so that adding or deleting files rebuilds
+/// the crate (see the crate docs).
 ///
 /// ```
 /// static SITE: bindery::Catalog = bindery::embed!(
@@ -89,9 +102,10 @@ pub mod serve;
 pub use bindery_macros::embed;
 pub use catalog::Catalog;
 pub use dir::{Dir, DirEntry};
+pub use encoding::Encoding;
 pub use error::Error;
 pub use file::EmbeddedFile;
-pub use mode::Mode;
+pub use mode::{Mode, ParseModeError};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

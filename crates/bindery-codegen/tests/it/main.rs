@@ -1,7 +1,9 @@
-//! Codegen through its public API: scanning, bad input, the gzip cache, emitting and rendering.
+//! Codegen through its public API: scanning, bad input, the blob cache, precompressed
+//! variants, emitting and rendering.
 
 mod bad_input;
 mod cache;
 mod emit;
+mod precompress;
 mod properties;
 mod tree;

@@ -74,3 +74,32 @@ fn a_crate_outside_the_workspace_embeds_its_own_tree_in_every_mode() {
     let output = project.run();
     assert_eq!(output.trim(), "checked 15 reads; 2 stored compressed");
 }
+
+#[test]
+fn precompress_without_its_feature_is_a_compile_error_naming_the_feature() {
+    // bindery with default features: neither `br` nor `zstd`.
+    let project = Project::new("bindery_external_no_br", "");
+    project.write(
+        "src/main.rs",
+        "static SITE: bindery::Catalog =\n    bindery::embed!(\"assets\", precompress = [\"gzip\", \"br\", \"zstd\"]);\n\n\
+         fn main() {\n    println!(\"{}\", SITE.len());\n}\n",
+    );
+    project.write("assets/index.html", "<p>compressible</p>\n".repeat(100));
+    let stderr = project.build_error();
+    for feature in ["br", "zstd"] {
+        assert!(
+            stderr.contains(&format!(
+                "precompress `{feature}` needs the `{feature}` feature of bindery"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("src/main.rs:2:"),
+        "spanned on the argument: {stderr}"
+    );
+    assert!(
+        !stderr.contains("gzip` needs"),
+        "gzip needs no feature: {stderr}"
+    );
+}

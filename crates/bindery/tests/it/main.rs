@@ -2,6 +2,7 @@
 //! that embeds assets is another slow link).
 
 mod catalogs;
+mod dependencies;
 mod dev;
 mod external;
 mod fixtures;

@@ -90,6 +90,18 @@ impl Project {
         stderr
     }
 
+    /// Builds the crate expecting a compile error; returns cargo's stderr.
+    pub fn build_error(&self) -> String {
+        let output = self.cargo("build", &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            !output.status.success(),
+            "{} built, but should not have",
+            self.name
+        );
+        stderr
+    }
+
     /// The built binary.
     pub fn binary(&self) -> PathBuf {
         target_dir().join("debug").join(&self.name)
