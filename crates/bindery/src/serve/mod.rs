@@ -3,9 +3,10 @@
 //! GET and HEAD; `Content-Type`, `Content-Length`, strong `ETag` per representation,
 //! `Last-Modified` when the catalog carries times, `Cache-Control`, `Vary: Accept-Encoding`,
 //! `Accept-Ranges`; `If-None-Match` / `If-Modified-Since` -> 304; one `Range` -> 206 (416 when
-//! unsatisfiable, `If-Range` honoured); gzip-stored files sent as they are to clients that accept
-//! gzip; `index.html` for folders; an optional SPA fallback for browser navigations; paths that
-//! could step outside the catalog refused with 400.
+//! unsatisfiable, `If-Range` honoured); content negotiation over the file's precompressed
+//! representations (brotli, zstd, gzip: the highest q-value, ties to the smallest), each sent as
+//! stored with its own ETag; `index.html` for folders; an optional SPA fallback for browser
+//! navigations; paths that could step outside the catalog refused with 400.
 //!
 //! Bodies of `static` files are `Bytes::from_static`: no copy, no allocation.
 //!

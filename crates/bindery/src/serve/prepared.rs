@@ -2,7 +2,7 @@
 
 use http::HeaderValue;
 
-use crate::EmbeddedFile;
+use crate::{EmbeddedFile, Encoding};
 
 /// `Cache-Control` for files whose name carries a content hash: they never change.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -52,17 +52,43 @@ pub fn is_fingerprinted(path: &str) -> bool {
     })
 }
 
+/// One encoded representation of a file, with its header values ready.
+#[derive(Debug, Clone)]
+pub(crate) struct Representation {
+    pub encoding: Encoding,
+    pub bytes: &'static [u8],
+    pub etag_text: &'static str,
+    pub etag: HeaderValue,
+    pub len: HeaderValue,
+    pub content_encoding: HeaderValue,
+}
+
+impl Representation {
+    pub(crate) fn new(encoding: Encoding, bytes: &'static [u8], etag_text: &'static str) -> Self {
+        Representation {
+            encoding,
+            bytes,
+            etag_text,
+            etag: HeaderValue::try_from(etag_text)
+                .unwrap_or_else(|_| HeaderValue::from_static("invalid")),
+            len: HeaderValue::from(bytes.len()),
+            content_encoding: HeaderValue::from_static(encoding.as_str()),
+        }
+    }
+}
+
 /// Header values for one file.
 #[derive(Debug, Clone)]
 pub(crate) struct Prepared {
     pub file: &'static EmbeddedFile,
     pub content_type: HeaderValue,
     pub etag: HeaderValue,
-    pub gzip_etag: Option<HeaderValue>,
     pub last_modified: Option<HeaderValue>,
     pub cache_control: HeaderValue,
     pub identity_len: HeaderValue,
-    pub gzip_len: Option<HeaderValue>,
+    /// Every encoded representation, smallest first (ties in [`Encoding::ALL`] order), so the
+    /// first of the best q-value is the smallest.
+    pub representations: Box<[Representation]>,
 }
 
 impl Prepared {
@@ -78,13 +104,26 @@ impl Prepared {
             content_type: HeaderValue::try_from(file.content_type())
                 .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream")),
             etag: text(file.etag()),
-            gzip_etag: file.gzip_etag().map(text),
             last_modified: file
                 .modified()
                 .and_then(|time| HeaderValue::try_from(httpdate::fmt_http_date(time)).ok()),
             cache_control: text(cache_control(file)),
             identity_len: HeaderValue::from(file.len()),
-            gzip_len: file.gzip().map(|bytes| HeaderValue::from(bytes.len())),
+            representations: representations(file),
         }
     }
+}
+
+fn representations(file: &'static EmbeddedFile) -> Box<[Representation]> {
+    let mut representations: Vec<Representation> = file
+        .encodings()
+        .filter_map(|encoding| {
+            let bytes = file.encoded(encoding)?;
+            let etag = file.encoded_etag(encoding)?;
+            Some(Representation::new(encoding, bytes, etag))
+        })
+        .collect();
+    // A stable sort keeps `Encoding::ALL` order among equal sizes.
+    representations.sort_by_key(|representation| representation.bytes.len());
+    representations.into_boxed_slice()
 }

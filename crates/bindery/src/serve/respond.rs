@@ -10,8 +10,9 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 
+use super::encoding::Accepted;
 use super::range::Decision;
-use super::{Body, ServeCatalog, conditional, encoding, path, range};
+use super::{Body, ServeCatalog, conditional, path, range};
 use crate::Mode;
 
 impl ServeCatalog {
@@ -106,19 +107,15 @@ impl ServeCatalog {
         if self.catalog.is_dev() {
             return self.serve_from_disk(index, is_head);
         }
-        // Ranges apply to the identity representation, so a range request is never gzipped.
+        // Ranges apply to the identity representation, so a range request is never encoded.
         let range_header = if is_head { None } else { headers.get(RANGE) };
-        let gzip = match (file.gzip(), &prepared.gzip_etag, &prepared.gzip_len) {
-            (Some(bytes), Some(etag), Some(len))
-                if range_header.is_none()
-                    && encoding::accepts_gzip(headers.get(ACCEPT_ENCODING)) =>
-            {
-                Some((bytes, etag, len, file.gzip_etag().unwrap_or_default()))
-            }
-            _ => None,
+        let encoded = if range_header.is_none() && !prepared.representations.is_empty() {
+            Accepted::parse(headers.get_all(ACCEPT_ENCODING)).choose(&prepared.representations)
+        } else {
+            None
         };
-        let (etag, etag_text) = match &gzip {
-            Some((_, etag, _, text)) => (*etag, *text),
+        let (etag, etag_text) = match encoded {
+            Some(representation) => (&representation.etag, representation.etag_text),
             None => (&prepared.etag, file.etag()),
         };
 
@@ -129,7 +126,7 @@ impl ServeCatalog {
         if let Some(last_modified) = &prepared.last_modified {
             out.insert(LAST_MODIFIED, last_modified.clone());
         }
-        if file.gzip().is_some() {
+        if !prepared.representations.is_empty() {
             out.insert(VARY, HeaderValue::from_static("accept-encoding"));
         }
 
@@ -184,12 +181,12 @@ impl ServeCatalog {
                 *response.body_mut() = Body::new(slice);
                 response
             }
-            Decision::Full => match gzip {
-                Some((bytes, _, compressed_len, _)) => {
-                    out.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-                    out.insert(CONTENT_LENGTH, compressed_len.clone());
+            Decision::Full => match encoded {
+                Some(representation) => {
+                    out.insert(CONTENT_ENCODING, representation.content_encoding.clone());
+                    out.insert(CONTENT_LENGTH, representation.len.clone());
                     if !is_head {
-                        *response.body_mut() = Body::new(Bytes::from_static(bytes));
+                        *response.body_mut() = Body::new(Bytes::from_static(representation.bytes));
                     }
                     response
                 }

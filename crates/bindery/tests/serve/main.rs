@@ -5,6 +5,7 @@ mod conditional;
 mod encoding;
 mod headers;
 mod methods;
+mod negotiation;
 mod paths;
 mod properties;
 mod ranges;

@@ -12,6 +12,18 @@ pub static STATIC: Catalog = bindery::embed!("../../assets/fixtures", mode = "st
 pub static COPY: Catalog = bindery::embed!("../../assets/fixtures", mode = "copy");
 pub static TIMED: Catalog =
     bindery::embed!("../../assets/fixtures", mode = "gzip", modified = true);
+/// The showcase's SPA as geo-server embeds it: gzip storage plus brotli and zstd variants.
+pub static SPA: Catalog = bindery::embed!(
+    "../../assets/spa",
+    mode = "gzip",
+    precompress = ["br", "zstd"]
+);
+/// Vue's minified script in `static` mode with every variant.
+pub static VUE: Catalog = bindery::embed!(
+    "../../benches/assets/web",
+    include = ["vue.min.js"],
+    precompress = ["br", "zstd", "gzip"]
+);
 
 /// What came back.
 pub struct Reply {
@@ -49,6 +61,16 @@ pub async fn get(service: &ServeCatalog, uri: &str, headers: &[(&str, &str)]) ->
         request = request.header(*name, *value);
     }
     send(service, request.body(()).expect("valid request")).await
+}
+
+/// A file of the repository's `assets/` or `benches/assets/` folders, by path from the root.
+pub fn repository_file(path: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path),
+    )
+    .expect("file exists")
 }
 
 /// The fixture file's bytes on disk.
