@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use bindery_codegen::{DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, parse_large_threshold};
+use bindery_codegen::{
+    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Encoding, Mode, parse_large_threshold,
+};
 
 const EXAMPLES: &str = "Examples:
   bindery embed assets/spa
@@ -60,6 +62,11 @@ pub struct EmbedArgs {
     /// Gzip level, 0 to 9 (gzip mode).
     #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(u32).range(0..=9))]
     pub level: u32,
+    /// Wire variants to precompress, comma-separated: `br`, `zstd`, `gzip` (any mode). Each is
+    /// made once per file content, kept where it saves 5% or more, and sent as-is to clients
+    /// that accept it; in gzip mode, gzip is always there.
+    #[arg(long, value_name = "ENCODINGS", value_delimiter = ',', value_parser = parse_encoding)]
+    pub precompress: Vec<Encoding>,
     /// Embed files and folders whose name starts with `.`.
     #[arg(long)]
     pub hidden: bool,
@@ -74,6 +81,10 @@ pub struct EmbedArgs {
 
 fn parse_mode(text: &str) -> Result<Mode, String> {
     text.parse::<Mode>().map_err(|error| error.to_string())
+}
+
+fn parse_encoding(text: &str) -> Result<Encoding, String> {
+    text.parse::<Encoding>().map_err(|error| error.to_string())
 }
 
 /// The `--large` threshold: `None` is `off`.
@@ -113,6 +124,10 @@ impl EmbedArgs {
         }
         if self.mode == Mode::Gzip && self.level != DEFAULT_LEVEL {
             words.extend(["--level".into(), self.level.to_string()]);
+        }
+        if !self.precompress.is_empty() {
+            let names: Vec<&str> = self.precompress.iter().map(|e| e.as_str()).collect();
+            words.extend(["--precompress".into(), names.join(",")]);
         }
         if self.hidden {
             words.push("--hidden".into());

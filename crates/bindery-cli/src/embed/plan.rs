@@ -52,12 +52,18 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
     let blobs = manifest
         .entries
         .iter()
-        .filter_map(|entry| match &entry.stored {
-            Stored::Gzip { blob, .. } => {
-                let name = blob.file_name()?.to_string_lossy().into_owned();
-                Some((name, blob.clone()))
-            }
-            Stored::Raw => None,
+        .flat_map(|entry| {
+            let stored = match &entry.stored {
+                Stored::Gzip { blob, .. } => Some(blob),
+                Stored::Raw => None,
+            };
+            stored
+                .into_iter()
+                .chain(entry.variants.iter().map(|variant| &variant.blob))
+        })
+        .filter_map(|blob| {
+            let name = blob.file_name()?.to_string_lossy().into_owned();
+            Some((name, blob.clone()))
         })
         .collect();
     Ok(Plan {
@@ -68,8 +74,8 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
     })
 }
 
-/// The blob files the generator owns in `blob_dir`: `<64 hex>-<level>.gz`. Anything else there
-/// is the user's and is left alone.
+/// The blob files the generator owns in `blob_dir`: `<64 hex>-<level>.<gz|br|zst>`. Anything
+/// else there is the user's and is left alone.
 pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
     let Ok(entries) = std::fs::read_dir(blob_dir) else {
         return BTreeMap::new();
@@ -78,7 +84,10 @@ pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let (hash, level) = name.strip_suffix(".gz")?.split_once('-')?;
+            let stem = [".gz", ".br", ".zst"]
+                .iter()
+                .find_map(|extension| name.strip_suffix(extension))?;
+            let (hash, level) = stem.split_once('-')?;
             let is_ours = hash.len() == 64
                 && hash.bytes().all(|byte| byte.is_ascii_hexdigit())
                 && level.bytes().all(|byte| byte.is_ascii_digit());

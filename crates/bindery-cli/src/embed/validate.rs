@@ -20,6 +20,19 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     for glob in args.include.iter().chain(&args.exclude) {
         compile_glob(glob).map_err(|error| Error::Usage(error.to_string()))?;
     }
+    for (index, encoding) in args.precompress.iter().enumerate() {
+        if args.precompress[..index].contains(encoding) {
+            return Err(Error::Usage(format!(
+                "--precompress names `{encoding}` twice"
+            )));
+        }
+        if !encoding.is_available() {
+            return Err(Error::Usage(format!(
+                "--precompress `{encoding}`: this bindery was built without its `{}` feature",
+                encoding.feature().unwrap_or_default()
+            )));
+        }
+    }
     if let Some(prefix) = &args.prefix {
         normalise_prefix(prefix).map_err(|error| Error::Usage(error.to_string()))?;
     }
@@ -83,6 +96,7 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
         .level(args.level)
         .include_hidden(args.hidden)
         .large_threshold(args.large.0)
+        .precompress(args.precompress.iter().copied())
         .prefix(args.prefix.clone().unwrap_or_default());
     for glob in &args.include {
         options = options.include(glob.clone());

@@ -270,3 +270,67 @@ fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
     assert!(run.status.success(), "{}", stderr(&run));
     assert_eq!(stdout(&run).trim(), "20 files byte-exact");
 }
+
+#[test]
+fn precompress_writes_a_blob_per_variant_and_removes_them_when_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_site(&cwd.join("site"));
+    let args = [
+        "site",
+        "--out",
+        "gen/assets.rs",
+        "--precompress",
+        "br,zstd,gzip",
+    ];
+    let output = embed(cwd, &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let names: Vec<String> = listing(&cwd.join("gen/assets"))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    for extension in [".br", ".zst", ".gz"] {
+        assert_eq!(
+            names
+                .iter()
+                .filter(|name| name.ends_with(extension))
+                .count(),
+            2,
+            "index.html and app.js get {extension}; noise and empty do not: {names:?}"
+        );
+    }
+    let text = std::fs::read_to_string(cwd.join("gen/assets.rs")).expect("module");
+    assert!(
+        text.contains("--precompress br,zstd,gzip"),
+        "the header records it: {text}"
+    );
+    assert_eq!(text.matches("::bindery::Encoding::Br").count(), 2);
+    let check = embed(cwd, &[&args[..], &["--check"]].concat());
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    let dropped = embed(cwd, &["site", "--out", "gen/assets.rs"]);
+    assert!(dropped.status.success());
+    assert!(
+        listing(&cwd.join("gen/assets")).is_empty(),
+        "every variant blob is removed"
+    );
+}
+
+#[test]
+fn bad_precompress_values_are_usage_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_site(&cwd.join("site"));
+    for (value, named) in [
+        ("deflate", "unknown encoding `deflate`"),
+        ("br,br", "--precompress names `br` twice"),
+        ("gzip,zstd,gzip", "--precompress names `gzip` twice"),
+        ("", "--precompress"),
+    ] {
+        let output = embed(cwd, &["site", "--out", "out/a.rs", "--precompress", value]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{value}: {message}");
+        assert!(message.contains(named), "{value}: {message}");
+        assert!(!cwd.join("out/a.rs").exists());
+    }
+}
