@@ -9,8 +9,20 @@ use http::Response;
 
 pub static FIXTURES: Catalog = bindery::embed!("../assets/fixtures", mode = "gzip");
 
+/// The fixtures and the SPA in `static` mode with every variant.
+pub static PRECOMPRESSED: Catalog = bindery::embed!(
+    "../assets",
+    mode = "static",
+    include = ["fixtures/**", "spa/**"],
+    precompress = ["br", "zstd", "gzip"]
+);
+
 pub fn service() -> ServeCatalog {
     ServeCatalog::new(&FIXTURES).spa_fallback("index.html")
+}
+
+pub fn precompressed_service() -> ServeCatalog {
+    ServeCatalog::new(&PRECOMPRESSED)
 }
 
 /// The whole body of a `Full` response, without a runtime.
@@ -36,7 +48,12 @@ pub fn asset_for_etag(etag: &str) -> Option<&'static bindery::EmbeddedFile> {
 
 /// The fixture file picked by a fuzzer byte, and the request URI that names it.
 pub fn pick(which: u8) -> (&'static bindery::EmbeddedFile, String) {
-    let files = FIXTURES.files();
+    pick_in(&FIXTURES, which)
+}
+
+/// A file of `catalog` picked by a fuzzer byte, and the request URI that names it.
+pub fn pick_in(catalog: &'static Catalog, which: u8) -> (&'static bindery::EmbeddedFile, String) {
+    let files = catalog.files();
     let file = &files[usize::from(which) % files.len()];
     let uri = format!(
         "/{}",

@@ -1,12 +1,17 @@
 //! The two front doors give one catalog: for every mode, the generated module and `embed!` hold
-//! the same paths in the same order, the same bytes, ETags, media types, lengths and gzip blobs.
+//! the same paths in the same order, the same bytes, ETags, media types, lengths, gzip blobs and
+//! precompressed variants.
 
 use bindery::Catalog;
 
 static MACRO_STATIC: Catalog = bindery::embed!("../../assets/fixtures", mode = "static");
 static MACRO_GZIP: Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
 static MACRO_COPY: Catalog = bindery::embed!("../../assets/fixtures", mode = "copy");
-static MACRO_SPA: Catalog = bindery::embed!("../../assets/spa", mode = "gzip");
+static MACRO_SPA: Catalog = bindery::embed!(
+    "../../assets/spa",
+    mode = "gzip",
+    precompress = ["br", "zstd"]
+);
 
 fn assert_same(generated: &Catalog, by_macro: &Catalog) {
     assert_eq!(generated.mode(), by_macro.mode());
@@ -25,6 +30,18 @@ fn assert_same(generated: &Catalog, by_macro: &Catalog) {
         assert_eq!(left.modified(), right.modified(), "{path}");
         assert_eq!(left.gzip(), right.gzip(), "{path}: stored gzip bytes");
         assert_eq!(left.raw(), right.raw(), "{path}: stored raw bytes");
+        for encoding in bindery::Encoding::ALL {
+            assert_eq!(
+                left.encoded(encoding),
+                right.encoded(encoding),
+                "{path}: {encoding}"
+            );
+            assert_eq!(
+                left.encoded_etag(encoding),
+                right.encoded_etag(encoding),
+                "{path}: {encoding} ETag"
+            );
+        }
         assert_eq!(generated.get(path), by_macro.get(path), "{path}: get");
     }
 }
@@ -52,6 +69,12 @@ fn copy_mode_is_identical() {
 #[test]
 fn the_spa_is_identical() {
     assert_same(&bindata_demo::SPA, &MACRO_SPA);
+    let script = bindata_demo::SPA.file("app.js").expect("app.js");
+    assert_eq!(
+        script.encodings().collect::<Vec<_>>(),
+        bindery::Encoding::ALL,
+        "the SPA's script carries every variant"
+    );
 }
 
 #[test]

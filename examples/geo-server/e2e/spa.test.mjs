@@ -132,3 +132,23 @@ test("the memory view charts the server's figures", async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("the browser gets the app's script in the smallest encoding it accepts", async () => {
+  const { page, problems } = await openPage();
+  const scriptResponse = page.waitForResponse((response) => new URL(response.url()).pathname === "/app.js");
+  await page.goto(base + "/lookup/2001:4860:4860::8888");
+  const response = await scriptResponse;
+  const asked = (await response.request().allHeaders())["accept-encoding"] ?? "";
+  const headers = await response.allHeaders();
+  assert.match(asked, /\bbr\b/, `Chromium offers brotli: ${asked}`);
+  assert.ok(
+    ["br", "zstd"].includes(headers["content-encoding"]),
+    `content-encoding ${headers["content-encoding"]} for accept-encoding ${asked}`,
+  );
+  assert.equal(headers["vary"], "accept-encoding");
+  assert.match(headers["etag"], /-(br|zst)"$/, "the variant's own ETag");
+  // The script decoded and ran: it read the deep link and looked the address up.
+  await page.waitForFunction(() => document.querySelector("#city").textContent === "Mountain View");
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -21,8 +21,13 @@ use crate::db::GeoDb;
 use crate::error::AppError;
 use crate::metrics::{Metrics, route_label};
 
-/// The single-page app, gzip-compressed at build time and sent as stored to browsers.
-pub static SPA: Catalog = bindery::embed!("../../assets/spa", mode = "gzip");
+/// The single-page app: stored gzip-compressed, with brotli and zstd variants made at build time;
+/// each browser gets the smallest it accepts, as stored.
+pub static SPA: Catalog = bindery::embed!(
+    "../../assets/spa",
+    mode = "gzip",
+    precompress = ["br", "zstd"]
+);
 
 /// Decompressed SPA bodies kept for clients that do not take gzip (curl without `--compressed`).
 const SPA_CACHE_BUDGET: usize = 4 * 1024 * 1024;
