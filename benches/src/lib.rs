@@ -16,6 +16,12 @@ use bindery::Catalog;
 pub static WEB_STATIC: Catalog = bindery::embed!("assets/web", mode = "static");
 pub static WEB_GZIP: Catalog = bindery::embed!("assets/web", mode = "gzip");
 pub static WEB_COPY: Catalog = bindery::embed!("assets/web", mode = "copy");
+/// The web files in `static` mode with brotli, zstd and gzip variants made at build time.
+pub static WEB_PRECOMPRESSED: Catalog = bindery::embed!(
+    "assets/web",
+    mode = "static",
+    precompress = ["br", "zstd", "gzip"]
+);
 
 include!(concat!(env!("OUT_DIR"), "/large_static.rs"));
 include!(concat!(env!("OUT_DIR"), "/large_gzip.rs"));

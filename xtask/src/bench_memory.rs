@@ -27,7 +27,7 @@ const BINARY: &str = "target/release/geo-memory";
 
 /// Runs the table and, when asked, the limited runs; writes `target/bench/memory.json`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    crate::ci::build_release_binary("bindery-benches", "geo-memory")?;
+    crate::process::build_release_binary("bindery-benches", "geo-memory")?;
     let db_file = database_file()?;
     let lookups = args.lookups.to_string();
     let mut rows = Vec::new();
@@ -62,8 +62,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
 /// The database as a file for the mmap mode: GeoLite2 when fetched, else the embedded sample.
 fn database_file() -> anyhow::Result<PathBuf> {
-    let real = PathBuf::from("assets/geo/GeoLite2-City.mmdb");
-    if real.is_file() {
+    if let Some(real) = crate::process::geolite2() {
         return Ok(real);
     }
     eprintln!(

@@ -5,10 +5,11 @@
 //! target for a few seconds, and every other test with nextest last, so the run closes on the
 //! total.
 
-use std::path::Path;
 use std::process::Command;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
+
+use crate::process::{apt_install, cargo, cargo_binary, run_command};
 
 /// Flags of `cargo xtask ci`.
 #[derive(Debug, clap::Args)]
@@ -58,6 +59,8 @@ pub const GENERATED: [&[&str]; 4] = [
         "examples/bindata-demo/src/spa.rs",
         "--name",
         "SPA",
+        "--precompress",
+        "br,zstd",
     ],
 ];
 const E2E: &str = "examples/geo-server/e2e";
@@ -132,37 +135,22 @@ fn package() -> anyhow::Result<()> {
     cargo(&args)
 }
 
-/// Debian's chromium (the browser test) and a colour emoji font (flags in its screenshots).
-fn install_system_packages() -> anyhow::Result<()> {
-    let has_emoji_font = Path::new("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf").exists();
-    if Path::new(CHROMIUM).exists() && has_emoji_font {
-        return Ok(());
-    }
-    if !is_root() {
-        bail!(
-            "the browser test needs Debian's chromium: run as root, or `apt-get install chromium fonts-noto-color-emoji`"
-        );
-    }
-    run_command(Command::new("apt-get").args(["update", "-qq"]))?;
-    run_command(
-        Command::new("apt-get")
-            .args([
-                "install",
-                "-y",
-                "-qq",
-                "--no-install-recommends",
-                "chromium",
-                "fonts-noto-color-emoji",
-            ])
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-    )
-}
+/// Debian's packages the tests use: chromium (the browser test), a colour emoji font (flags in
+/// its screenshots), and the reference brotli and zstd tools (decoding precompressed variants
+/// independently of the encoders that made them).
+const SYSTEM_PACKAGES: [(&str, &str); 4] = [
+    ("chromium", CHROMIUM),
+    (
+        "fonts-noto-color-emoji",
+        "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
+    ),
+    ("brotli", "/usr/bin/brotli"),
+    ("zstd", "/usr/bin/zstd"),
+];
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+/// Installs whichever of [`SYSTEM_PACKAGES`] this machine lacks.
+fn install_system_packages() -> anyhow::Result<()> {
+    apt_install(&SYSTEM_PACKAGES)
 }
 
 /// Installs cargo-nextest from crates.io when this machine lacks it.
@@ -175,46 +163,4 @@ fn ensure_nextest() -> anyhow::Result<()> {
         return Ok(());
     }
     cargo(&["install", "cargo-nextest", "--locked"])
-}
-
-/// Builds one binary of a package in release mode, quietly.
-pub fn build_release_binary(package: &str, binary: &str) -> anyhow::Result<()> {
-    cargo(&[
-        "build",
-        "--release",
-        "--quiet",
-        "--package",
-        package,
-        "--bin",
-        binary,
-    ])
-}
-
-fn cargo_binary() -> std::ffi::OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
-}
-
-fn cargo(args: &[&str]) -> anyhow::Result<()> {
-    run_command(Command::new(cargo_binary()).args(args))
-}
-
-/// Runs a command in the foreground, failing with its command line when it fails.
-pub fn run_command(command: &mut Command) -> anyhow::Result<()> {
-    let line = format!(
-        "{} {}",
-        command.get_program().to_string_lossy(),
-        command
-            .get_args()
-            .map(|arg| arg.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    eprintln!("xtask: {line}");
-    let status = command
-        .status()
-        .with_context(|| format!("cannot run {line}"))?;
-    if !status.success() {
-        bail!("{line} failed ({status})");
-    }
-    Ok(())
 }

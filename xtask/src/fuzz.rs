@@ -10,17 +10,10 @@ use std::process::Command;
 
 use anyhow::Context;
 
-use crate::ci::run_command;
+use crate::process::run_command;
 
-/// The targets in `fuzz/fuzz_targets`.
-pub const TARGETS: [&str; 6] = [
-    "request_path",
-    "range",
-    "accept_encoding",
-    "if_none_match",
-    "geo_address",
-    "catalog_lookup",
-];
+/// The fuzz crate's manifest: its `[[bin]]` entries are the one list of targets.
+const MANIFEST: &str = "fuzz/Cargo.toml";
 
 /// Flags of `cargo xtask fuzz`.
 #[derive(Debug, clap::Args)]
@@ -28,9 +21,27 @@ pub struct Args {
     /// Seconds per target (CI uses a few; a local hunt, minutes).
     #[arg(long, default_value_t = 10)]
     pub seconds: u32,
-    /// Run only this target.
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TARGETS))]
+    /// Run only this target (one of the `[[bin]]` names in fuzz/Cargo.toml).
+    #[arg(long)]
     pub target: Option<String>,
+}
+
+/// The targets, as `fuzz/Cargo.toml` declares them.
+fn targets() -> anyhow::Result<Vec<String>> {
+    let text =
+        std::fs::read_to_string(MANIFEST).with_context(|| format!("cannot read {MANIFEST}"))?;
+    let manifest: toml::Table = text
+        .parse()
+        .with_context(|| format!("{MANIFEST} is not TOML"))?;
+    let names: Vec<String> = manifest
+        .get("bin")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|bin| Some(bin.get("name")?.as_str()?.to_owned()))
+        .collect();
+    anyhow::ensure!(!names.is_empty(), "{MANIFEST} declares no [[bin]] targets");
+    Ok(names)
 }
 
 /// Installs cargo-fuzz if needed, then runs each target for the given time.
@@ -43,11 +54,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if !has_fuzz {
         run_command(Command::new(&cargo).args(["install", "cargo-fuzz", "--locked"]))?;
     }
-    for target in TARGETS.iter().filter(|target| {
-        args.target
-            .as_deref()
-            .is_none_or(|wanted| wanted == **target)
-    }) {
+    let targets = targets()?;
+    if let Some(wanted) = &args.target {
+        anyhow::ensure!(
+            targets.contains(wanted),
+            "no fuzz target `{wanted}` (expected one of: {})",
+            targets.join(", ")
+        );
+    }
+    for target in targets
+        .iter()
+        .filter(|target| args.target.as_ref().is_none_or(|wanted| wanted == *target))
+    {
         let scratch = tempfile::tempdir().context("cannot create a scratch corpus")?;
         run_command(
             Command::new(&cargo)

@@ -13,7 +13,7 @@ use std::process::Command;
 use anyhow::{Context, bail, ensure};
 use sha2::{Digest, Sha256};
 
-use crate::ci::run_command;
+use crate::process::run_command;
 
 const PACKAGE: &str = "maxminddb-geolite2==2018.703";
 const MEMBER: &str = "_maxminddb_geolite2/GeoLite2-City.mmdb";
@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     /// Where to write the database.
-    #[arg(long, default_value = "assets/geo/GeoLite2-City.mmdb")]
+    #[arg(long, default_value = crate::process::GEOLITE2)]
     pub out: PathBuf,
 }
 

@@ -1,11 +1,12 @@
 //! Project tasks, run as `cargo xtask <task>`.
 
+mod bench_http;
+mod bench_memory;
 mod ci;
 mod embed;
 mod fuzz;
 mod geodb;
-mod http;
-mod memory;
+mod process;
 mod soak;
 
 use std::process::ExitCode;
@@ -27,9 +28,9 @@ enum Task {
     /// Generate a module embedding a folder (go-bindata style, through bindery-cli): cargo xtask embed --help
     Embed(embed::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
-    BenchHttp(http::Args),
+    BenchHttp(bench_http::Args),
     /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
-    BenchMemory(memory::Args),
+    BenchMemory(bench_memory::Args),
     /// Run every fuzz target for a bounded time (cargo-fuzz; installed if missing).
     Fuzz(fuzz::Args),
     /// Mixed load on the release geo-server, DB replaced during it: no 5xx, no leak (--quick: 20 s).
@@ -53,8 +54,8 @@ fn main() -> ExitCode {
         Task::Geodb(args) => geodb::run(&args),
         Task::Fuzz(args) => fuzz::run(&args),
         Task::Soak(args) => soak::run(&args),
-        Task::BenchMemory(args) => memory::run(&args),
-        Task::BenchHttp(args) => http::run(&args),
+        Task::BenchMemory(args) => bench_memory::run(&args),
+        Task::BenchHttp(args) => bench_http::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 
+use crate::process::{build_release_binary, ensure_wrk, geolite2, status_kib};
+
 /// Flags of `cargo xtask soak`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -24,12 +26,7 @@ pub struct Args {
 /// Private resident memory (heap, stacks) in KiB: what a leak grows. File-backed pages of the
 /// mapped database come and go with reloads and are not counted.
 fn rss_kib(pid: u32) -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("RssAnon:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("no RssAnon")
+    status_kib(pid, "RssAnon")
 }
 
 /// How many distinct files named like the live database are mapped: 1 when every replaced map
@@ -49,14 +46,11 @@ fn mapped_databases(pid: u32) -> anyhow::Result<usize> {
 /// Runs the soak and fails on any 5xx, socket error or RSS growth over 10%.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let seconds = if args.quick { 20 } else { args.seconds.max(10) };
-    crate::http::ensure_wrk()?;
-    crate::ci::build_release_binary("geo-server", "geo-server")?;
+    ensure_wrk()?;
+    build_release_binary("geo-server", "geo-server")?;
     let dir = tempfile::tempdir()?;
     let live = dir.path().join("live.mmdb");
-    let source = ["assets/geo/GeoLite2-City.mmdb"]
-        .into_iter()
-        .map(std::path::PathBuf::from)
-        .find(|path| path.is_file());
+    let source = geolite2();
     let database = match &source {
         Some(path) => std::fs::read(path)?,
         None => bail!("the soak maps a database file: run `cargo xtask geodb` first"),
@@ -168,7 +162,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         wait_for_reloads(replaced + 1);
         let rss_end = rss_kib(pid)?;
         let maps = mapped_databases(pid)?;
-        let sample = crate::http::parse_wrk(&text)?;
+        let sample = crate::bench_http::parse_wrk(&text)?;
         let server_errors: u64 = text
             .lines()
             .find_map(|line| line.strip_prefix("server_errors="))

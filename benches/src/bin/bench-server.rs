@@ -49,6 +49,10 @@ fn main() -> anyhow::Result<()> {
             ServeCatalog::new(&bindery_benches::WEB_COPY),
         )
         .nest_service(
+            "/bench/precompressed/web",
+            ServeCatalog::new(&bindery_benches::WEB_PRECOMPRESSED),
+        )
+        .nest_service(
             "/bench/static/large",
             ServeCatalog::new(&bindery_benches::LARGE_STATIC),
         )

@@ -1,0 +1,105 @@
+//! What `bench-http` measures: one row per case, each a path on `bench-server` with the client
+//! headers and connection count that make the point.
+
+/// One measured configuration.
+pub struct Case {
+    /// What is fetched (the row group).
+    pub target: &'static str,
+    /// How (the row).
+    pub config: &'static str,
+    pub path: &'static str,
+    /// The client's `Accept-Encoding`, if it sends one.
+    pub accept_encoding: Option<&'static str>,
+    /// Whether wrk runs `benches/wrk/geo.lua` (random `/geo/` addresses).
+    pub script: bool,
+    pub connections: u32,
+    pub server_args: &'static [&'static str],
+}
+
+/// A file case; the 17 MiB file gets few connections (each response is 17 MiB).
+const fn file(
+    target: &'static str,
+    config: &'static str,
+    path: &'static str,
+    accept_encoding: Option<&'static str>,
+    connections: u32,
+) -> Case {
+    Case {
+        target,
+        config,
+        path,
+        accept_encoding,
+        script: false,
+        connections,
+        server_args: &[],
+    }
+}
+
+/// A `/geo/<random ip>` case, addresses from `benches/wrk/geo.lua`.
+const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case {
+    Case {
+        target: "/geo/<random ip>",
+        config,
+        path: "/",
+        accept_encoding: None,
+        script: true,
+        connections: 16,
+        server_args,
+    }
+}
+
+const VUE: &str = "vue.min.js";
+const LARGE: &str = "17 MiB";
+
+/// Every case, in table order.
+pub const CASES: [Case; 13] = [
+    file(VUE, "static", "/bench/static/web/vue.min.js", None, 16),
+    file(
+        VUE,
+        "gzip, client takes gzip",
+        "/bench/gzip/web/vue.min.js",
+        Some("gzip"),
+        16,
+    ),
+    file(
+        VUE,
+        "br variant, client takes br",
+        "/bench/precompressed/web/vue.min.js",
+        Some("br"),
+        16,
+    ),
+    file(
+        VUE,
+        "zstd variant, client takes zstd",
+        "/bench/precompressed/web/vue.min.js",
+        Some("zstd"),
+        16,
+    ),
+    file(
+        VUE,
+        "gzip, decompress per read",
+        "/bench/gzip/web/vue.min.js",
+        None,
+        16,
+    ),
+    file(VUE, "copy", "/bench/copy/web/vue.min.js", None, 16),
+    file(LARGE, "static", "/bench/static/large/noise.bin", None, 2),
+    file(
+        LARGE,
+        "gzip (stored raw: saves < 5%)",
+        "/bench/gzip/large/noise.bin",
+        Some("gzip"),
+        2,
+    ),
+    file(LARGE, "copy", "/bench/copy/large/noise.bin", None, 2),
+    geo("DB embed", &["--geodb-mode", "embed"]),
+    geo("DB copy", &["--geodb-mode", "copy"]),
+    geo("DB mmap", &["--geodb-mode", "mmap"]),
+    file(
+        "1 KiB text",
+        "static",
+        "/bench/static/web/small.txt",
+        None,
+        16,
+    ),
+];

@@ -1,0 +1,63 @@
+//! `cargo xtask bench-http`: wrk against the release `bench-server` on loopback, server and wrk
+//! on separate cores, CPU per request from `/proc`. Stages: [`cases`] (what), [`measure`] (one
+//! run), [`report`] (the document, table and chart; `--report` renders them again).
+
+mod cases;
+mod measure;
+mod report;
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::process::{build_release_binary, ensure_wrk, geolite2};
+use cases::CASES;
+pub use measure::parse_wrk;
+use report::{CaseRuns, Document};
+
+/// Flags of `cargo xtask bench-http`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// One round of 2 s per case instead of three of 10 s (under a minute).
+    #[arg(long)]
+    pub quick: bool,
+    /// Render the table and chart again from target/bench/http.json, without running anything.
+    #[arg(long)]
+    pub report: bool,
+}
+
+const OUTPUT: &str = "target/bench";
+
+/// Runs every case, interleaved, and writes the document, table and chart.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.report {
+        println!("{}", report::rerender(Path::new(OUTPUT))?);
+        return Ok(());
+    }
+    ensure_wrk()?;
+    build_release_binary("bindery-benches", "bench-server")?;
+    let db_file = geolite2()
+        .context("the mmap case needs the real database: run `cargo xtask geodb` first")?;
+    let (rounds, seconds) = if args.quick { (1, 2) } else { (3, 10) };
+    let mut document = Document {
+        seconds,
+        rounds,
+        cases: CASES
+            .iter()
+            .map(|case| CaseRuns {
+                target: case.target.to_owned(),
+                config: case.config.to_owned(),
+                runs: Vec::new(),
+            })
+            .collect(),
+    };
+    for round in 1..=rounds {
+        for (case, runs) in CASES.iter().zip(&mut document.cases) {
+            eprintln!("round {round}/{rounds}: {} / {}", case.target, case.config);
+            runs.runs.push(measure::measure(case, seconds, &db_file)?);
+        }
+    }
+    println!("{}", report::write(Path::new(OUTPUT), &document)?);
+    eprintln!("wrote {OUTPUT}/http.{{md,json,svg}}");
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! Running things and reading processes, for every task: commands, cargo, release builds,
+//! Debian packages, `/proc` figures, and where the real GeoLite2 database is.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// Where `cargo xtask geodb` installs the real database (git-ignored).
+pub const GEOLITE2: &str = "assets/geo/GeoLite2-City.mmdb";
+
+/// The real GeoLite2 City database when `cargo xtask geodb` has fetched it.
+pub fn geolite2() -> Option<PathBuf> {
+    let path = PathBuf::from(GEOLITE2);
+    path.is_file().then_some(path)
+}
+
+/// The cargo running this task (or the one on PATH).
+pub fn cargo_binary() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// `cargo <args>` in the foreground.
+pub fn cargo(args: &[&str]) -> anyhow::Result<()> {
+    run_command(Command::new(cargo_binary()).args(args))
+}
+
+/// Builds one binary of a package in release mode, quietly.
+pub fn build_release_binary(package: &str, binary: &str) -> anyhow::Result<()> {
+    cargo(&[
+        "build",
+        "--release",
+        "--quiet",
+        "--package",
+        package,
+        "--bin",
+        binary,
+    ])
+}
+
+/// Runs a command in the foreground, failing with its command line when it fails.
+pub fn run_command(command: &mut Command) -> anyhow::Result<()> {
+    let line = format!(
+        "{} {}",
+        command.get_program().to_string_lossy(),
+        command
+            .get_args()
+            .map(|arg| arg.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    eprintln!("xtask: {line}");
+    let status = command
+        .status()
+        .with_context(|| format!("cannot run {line}"))?;
+    if !status.success() {
+        bail!("{line} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Whether this process runs as root (and so may `apt-get install`).
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+}
+
+/// Installs the Debian packages of `wanted` (package, a file it installs) whose file is missing.
+pub fn apt_install(wanted: &[(&str, &str)]) -> anyhow::Result<()> {
+    let missing: Vec<&str> = wanted
+        .iter()
+        .filter(|(_, file)| !Path::new(file).exists())
+        .map(|(package, _)| *package)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if !is_root() {
+        bail!(
+            "this needs Debian's {}: run as root, or `apt-get install {}`",
+            missing.join(", "),
+            missing.join(" ")
+        );
+    }
+    run_command(Command::new("apt-get").args(["update", "-qq"]))?;
+    run_command(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .args(&missing)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
+}
+
+/// wrk from Debian, for the load tasks.
+pub fn ensure_wrk() -> anyhow::Result<()> {
+    apt_install(&[("wrk", "/usr/bin/wrk")])
+}
+
+/// User plus system CPU time of a process, in clock ticks (USER_HZ, 100 per second on Linux).
+pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // Fields after the command name (which may hold spaces) start at ") ".
+    let fields: Vec<&str> = stat
+        .rsplit_once(") ")
+        .context("stat format")?
+        .1
+        .split_whitespace()
+        .collect();
+    Ok(fields[11].parse::<u64>()? + fields[12].parse::<u64>()?)
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`VmHWM`, `RssAnon`, ...), in KiB.
+pub fn status_kib(pid: u32, field: &str) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .with_context(|| format!("no {field} in /proc/{pid}/status"))
+}
