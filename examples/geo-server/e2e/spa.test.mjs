@@ -58,8 +58,8 @@ after(async () => {
 });
 
 /** A new page that records console errors and uncaught exceptions. */
-async function openPage() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+async function openPage(viewport = { width: 1280, height: 860 }) {
+  const page = await browser.newPage({ viewport });
   const problems = [];
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
@@ -151,4 +151,41 @@ test("the browser gets the app's script in the smallest encoding it accepts", as
   await page.waitForFunction(() => document.querySelector("#city").textContent === "Mountain View");
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test("the marker is drawn on the looked-up place, on a desktop and on a phone", async () => {
+  const places = [
+    ["81.2.69.160", "London"],
+    ["1.1.1.1", "Sydney"],
+    ["62.14.64.1", "São Paulo"],
+  ];
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const { page, problems } = await openPage(viewport);
+    for (const [address, city] of places) {
+      const answer = await (await fetch(`${base}/geo/${address}`)).json();
+      const { latitude, longitude } = answer.location;
+      await page.goto(`${base}/lookup/${address}`);
+      await page.waitForFunction((name) => document.querySelector("#city").textContent === name, city);
+      await page.locator("#marker").waitFor({ state: "visible" });
+      const [marker, map] = await page.evaluate(() =>
+        ["#marker", ".map img"].map((selector) => {
+          const box = document.querySelector(selector).getBoundingClientRect();
+          return { left: box.left, top: box.top, width: box.width, height: box.height };
+        }),
+      );
+      // world.svg is equirectangular: the point is a fraction of the image's own rendered box.
+      const expectedX = map.left + ((longitude + 180) / 360) * map.width;
+      const expectedY = map.top + ((90 - latitude) / 180) * map.height;
+      const centreX = marker.left + marker.width / 2;
+      const centreY = marker.top + marker.height / 2;
+      const tolerance = 0.01 * map.width;
+      const where = `${city} at ${viewport.width}px: marker (${centreX.toFixed(1)}, ${centreY.toFixed(1)}), ` +
+        `expected (${expectedX.toFixed(1)}, ${expectedY.toFixed(1)}), tolerance ${tolerance.toFixed(1)}`;
+      assert.ok(Math.abs(centreX - expectedX) <= tolerance, where);
+      assert.ok(Math.abs(centreY - expectedY) <= tolerance, where);
+    }
+    if (viewport.width < 500) await page.screenshot({ path: join(artifacts, "spa-phone.png") });
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });
