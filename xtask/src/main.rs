@@ -1,7 +1,9 @@
 //! Project tasks, run as `cargo xtask <task>`.
+#![forbid(unsafe_code)]
 
 mod bench_http;
 mod bench_memory;
+mod bench_stall;
 mod ci;
 mod embed;
 mod fuzz;
@@ -29,6 +31,8 @@ enum Task {
     Embed(embed::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
     BenchHttp(bench_http::Args),
+    /// Does one large decompression stall other requests? p99 of small requests beside it.
+    BenchStall(bench_stall::Args),
     /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
     BenchMemory(bench_memory::Args),
     /// Run every fuzz target for a bounded time (cargo-fuzz; installed if missing).
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Task::Soak(args) => soak::run(&args),
         Task::BenchMemory(args) => bench_memory::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
+        Task::BenchStall(args) => bench_stall::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

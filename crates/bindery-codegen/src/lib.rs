@@ -12,6 +12,7 @@
 //! let page = manifest.entries.iter().find(|entry| entry.path == "index.html").unwrap();
 //! assert!(matches!(page.stored, Stored::Gzip { .. }));
 //! ```
+#![forbid(unsafe_code)]
 
 mod compress;
 pub mod emit;

@@ -1,5 +1,6 @@
 //! The `embed!` proc-macro of bindery. Use it as `bindery::embed!`; the reference with examples
 //! is on the re-export in the `bindery` crate.
+#![forbid(unsafe_code)]
 
 mod expand;
 mod input;

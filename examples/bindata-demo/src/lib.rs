@@ -7,6 +7,7 @@
 //! assert_eq!(bindata_demo::FIXTURES_GZIP.mode(), bindery::Mode::Gzip);
 //! assert!(bindata_demo::SPA.file("index.html").is_some());
 //! ```
+#![forbid(unsafe_code)]
 
 mod fixtures_copy;
 mod fixtures_gzip;

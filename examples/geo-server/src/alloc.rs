@@ -4,19 +4,26 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Wraps the system allocator and keeps a running total of live heap bytes.
+/// Wraps the system allocator and keeps a running total of live heap bytes. A binary opts in
+/// by declaring it (the library does not, so whatever links it keeps its own allocator):
 ///
 /// ```
-/// let before = geo_server::alloc::heap_in_use();
-/// let buffer = vec![0u8; 1 << 20];
-/// assert!(geo_server::alloc::heap_in_use() >= before + (1 << 20));
-/// drop(buffer);
+/// #[global_allocator]
+/// static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
+///
+/// fn main() {
+///     let before = geo_server::alloc::heap_in_use();
+///     let buffer = vec![0u8; 1 << 20];
+///     assert!(geo_server::alloc::heap_in_use() >= before + (1 << 20));
+///     drop(buffer);
+/// }
 /// ```
 pub struct CountingAllocator;
 
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 
-/// Heap bytes currently allocated through the global allocator.
+/// Heap bytes currently allocated through the global allocator; 0 in a program that did not
+/// declare [`CountingAllocator`] as its global allocator.
 pub fn heap_in_use() -> usize {
     IN_USE.load(Ordering::Relaxed)
 }

@@ -154,9 +154,25 @@ impl GeoDb {
         Ok(Self::new(AnyReader::Copied(reader), info, None))
     }
 
-    /// Maps a file and verifies it. The file must only ever be replaced by an atomic rename:
-    /// truncating or rewriting a mapped file in place makes readers fault (SIGBUS).
-    pub fn mapped(path: &Path) -> Result<Self, DbError> {
+    /// Maps a file and verifies it; [`reload`](Self::reload) maps it again later.
+    ///
+    /// # Safety
+    ///
+    /// For as long as this `GeoDb` lives, the file at `path` must never be truncated or written
+    /// in place, by this process or any other: a replacement is written elsewhere and renamed
+    /// over `path` (an atomic swap of the directory entry; the old map keeps the old inode).
+    /// Otherwise lookups read bytes changing under them, or fault with SIGBUS when the file
+    /// shrinks. geo-server documents this contract for `--geodb` (README, `--help`).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("city.mmdb");
+    /// std::fs::write(&path, geodb::SAMPLE).unwrap();
+    /// // SAFETY: the file is private to this example and never modified while mapped.
+    /// let db = unsafe { geo_server::db::GeoDb::mapped(&path) }.unwrap();
+    /// assert_eq!(db.info().mode, geo_server::db::DbMode::Mmap);
+    /// ```
+    pub unsafe fn mapped(path: &Path) -> Result<Self, DbError> {
         let (reader, info) = map(path)?;
         Ok(Self::new(
             AnyReader::Mapped(reader),
@@ -235,8 +251,9 @@ fn map(path: &Path) -> Result<(Reader<Mmap>, DbInfo), DbError> {
     let size = file_size(path)?;
     let (reader, info) = measure(DbMode::Mmap, &origin, size, || {
         // SAFETY: the map is read-only and lives as long as the reader. The remaining hazard, the
-        // file being truncated or rewritten in place while mapped, is excluded by the documented
-        // contract that the database is only ever replaced by an atomic rename (README, --help).
+        // file being truncated or rewritten in place while mapped, is excluded by the contract
+        // the caller of `GeoDb::mapped` (the only way to a GeoDb that maps, and so reloads)
+        // accepted: the file is only ever replaced by an atomic rename.
         unsafe { Reader::open_mmap(path) }
     })?;
     verify(&reader, &origin)?;

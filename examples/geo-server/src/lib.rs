@@ -16,6 +16,3 @@ mod routes;
 pub mod server;
 
 pub use routes::{AppState, SPA, app};
-
-#[global_allocator]
-static ALLOCATOR: alloc::CountingAllocator = alloc::CountingAllocator;

@@ -13,6 +13,7 @@
 //! assert_eq!(reader.metadata().database_type, "bindery-Sample-City");
 //! assert!(!geodb::DATABASE.is_empty());
 //! ```
+#![forbid(unsafe_code)]
 
 /// The database to serve, embedded with `include_bytes!`: read-only data of the binary.
 pub static DATABASE: &[u8] = include_bytes!(env!("GEODB_PATH"));

@@ -1,5 +1,9 @@
 //! geo-server through its router (`oneshot`) and as a real process.
 
+/// The tests read heap figures (the copy mode retains the database), as the binary does.
+#[global_allocator]
+static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
+
 mod api;
 mod databases;
 mod process;
