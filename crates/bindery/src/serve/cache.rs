@@ -84,6 +84,11 @@ impl DecompressedCache {
         Ok(body)
     }
 
+    /// Whether the body for `index` is cached, without touching its recency.
+    pub(crate) fn contains(&self, index: usize) -> bool {
+        self.lock().entries.contains(&index)
+    }
+
     pub(crate) fn stats(&self) -> CacheStats {
         let state = self.lock();
         CacheStats {

@@ -37,7 +37,8 @@ mod range;
 mod respond;
 
 use std::convert::Infallible;
-use std::future::{Ready, ready};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -57,6 +58,11 @@ pub type Body = http_body_util::Full<Bytes>;
 
 /// The default limit on the raw request path, in bytes; longer paths get 400.
 pub const DEFAULT_MAX_PATH_LEN: usize = 2048;
+
+/// Gzip-stored files larger than this (64 KiB) are decompressed on tokio's blocking pool for
+/// clients that do not accept gzip, so one large file cannot stall the other requests of an
+/// async worker. Smaller ones take microseconds and are decompressed in place.
+pub const DEFAULT_OFF_THREAD_ABOVE: usize = 64 * 1024;
 
 /// A tower `Service` serving a `&'static Catalog`. Cheap to clone (shared state behind `Arc`).
 ///
@@ -85,6 +91,7 @@ struct Config {
     no_fallback: Vec<String>,
     index_file: String,
     max_path_len: usize,
+    off_thread_above: Option<usize>,
 }
 
 impl ServeCatalog {
@@ -93,12 +100,15 @@ impl ServeCatalog {
     pub fn new(catalog: &'static Catalog) -> Self {
         ServeCatalog {
             catalog,
-            prepared: prepare(catalog, default_cache_control),
+            prepared: prepare(catalog, &|file| {
+                http::HeaderValue::from_static(default_cache_control(file))
+            }),
             config: Arc::new(Config {
                 fallback: None,
                 no_fallback: Vec::new(),
                 index_file: "index.html".to_owned(),
                 max_path_len: DEFAULT_MAX_PATH_LEN,
+                off_thread_above: Some(DEFAULT_OFF_THREAD_ABOVE),
             }),
             cache: None,
         }
@@ -133,16 +143,52 @@ impl ServeCatalog {
         self
     }
 
-    /// Sets the `Cache-Control` policy, computed once per file here, not per request.
+    /// Sets the `Cache-Control` policy: any function or closure of the file, called once per file
+    /// here, not per request. A value that is not a valid header value falls back to
+    /// [`NO_CACHE`].
     ///
     /// ```
+    /// use bindery::serve::{ServeCatalog, default_cache_control};
     /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
-    /// let service = bindery::serve::ServeCatalog::new(&SITE).cache_control(|_| "no-store");
+    /// let service = ServeCatalog::new(&SITE).cache_control(|_| "no-store");
     /// let response = service.respond(&http::Request::get("/hello.txt").body(()).unwrap());
     /// assert_eq!(response.headers()["cache-control"], "no-store");
+    ///
+    /// // A closure can capture configuration and build the value.
+    /// let max_age = 600;
+    /// let service = ServeCatalog::new(&SITE).cache_control(move |file| match file.mime() {
+    ///     "text/html" => "no-cache".to_owned(),
+    ///     _ => format!("public, max-age={max_age}"),
+    /// });
+    /// let response = service.respond(&http::Request::get("/style.css").body(()).unwrap());
+    /// assert_eq!(response.headers()["cache-control"], "public, max-age=600");
+    /// # let _ = default_cache_control;
     /// ```
-    pub fn cache_control(mut self, policy: fn(&EmbeddedFile) -> &'static str) -> Self {
-        self.prepared = prepare(self.catalog, policy);
+    pub fn cache_control<F, V>(mut self, policy: F) -> Self
+    where
+        F: Fn(&EmbeddedFile) -> V,
+        V: AsRef<str>,
+    {
+        self.prepared = prepare(self.catalog, &|file| {
+            http::HeaderValue::try_from(policy(file).as_ref())
+                .unwrap_or_else(|_| http::HeaderValue::from_static(NO_CACHE))
+        });
+        self
+    }
+
+    /// Gzip-stored files larger than `threshold` bytes are decompressed, for clients without
+    /// gzip, on tokio's blocking pool (`spawn_blocking`) when the service runs inside a tokio
+    /// runtime; `None` decompresses every file in place. Default:
+    /// [`DEFAULT_OFF_THREAD_ABOVE`]. [`respond`](Self::respond), which has no runtime to hand
+    /// the work to, always decompresses in place.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let in_place = bindery::serve::ServeCatalog::new(&SITE).decompress_off_thread(None);
+    /// # let _ = in_place;
+    /// ```
+    pub fn decompress_off_thread(mut self, threshold: Option<usize>) -> Self {
+        Arc::make_mut(&mut self.config).off_thread_above = threshold;
         self
     }
 
@@ -169,7 +215,7 @@ impl ServeCatalog {
 
 fn prepare(
     catalog: &'static Catalog,
-    policy: fn(&EmbeddedFile) -> &'static str,
+    policy: &dyn Fn(&EmbeddedFile) -> http::HeaderValue,
 ) -> Arc<[Prepared]> {
     catalog
         .files()
@@ -181,13 +227,50 @@ fn prepare(
 impl<B> Service<Request<B>> for ServeCatalog {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Ready<Result<Response<Body>, Infallible>>;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        ready(Ok(self.respond(&request)))
+        let state = match self.answer(&request) {
+            respond::Answer::Ready(response) => State::Ready(Some(response)),
+            respond::Answer::Deferred(deferred) => match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => State::Blocking(runtime.spawn_blocking(move || deferred.finish())),
+                Err(_) => State::Ready(Some(deferred.finish())),
+            },
+        };
+        ResponseFuture { state }
+    }
+}
+
+/// The future of [`ServeCatalog`]'s `Service::call`: ready at once, except for a large
+/// decompression, which runs on tokio's blocking pool (see
+/// [`decompress_off_thread`](ServeCatalog::decompress_off_thread)).
+#[derive(Debug)]
+pub struct ResponseFuture {
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    Ready(Option<Response<Body>>),
+    Blocking(tokio::task::JoinHandle<Response<Body>>),
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.state {
+            State::Ready(response) => {
+                Poll::Ready(Ok(response.take().unwrap_or_else(respond::internal_error)))
+            }
+            // The blocking task only panics on a bug; answer it like one.
+            State::Blocking(task) => Pin::new(task)
+                .poll(context)
+                .map(|finished| Ok(finished.unwrap_or_else(|_| respond::internal_error()))),
+        }
     }
 }

@@ -30,14 +30,17 @@ pub fn default_cache_control(file: &EmbeddedFile) -> &'static str {
 }
 
 /// Whether a file name carries a content hash: a part between `.`, `-` or `_` (not the first
-/// nor the extension) of 8 to 64 ASCII letters and digits with at least one digit.
+/// nor the extension) of 8 to 64 ASCII letters and digits that mixes letters and digits, or is
+/// hexadecimal with at least one letter. All-digit parts are dates or versions, not hashes.
 ///
 /// ```
 /// use bindery::serve::is_fingerprinted;
 /// assert!(is_fingerprinted("app.3f9a1b2c.js"));
 /// assert!(is_fingerprinted("assets/index-BdXw3aQ1.js"));
+/// assert!(is_fingerprinted("vendor.deadbeefcafe.js"));
 /// assert!(!is_fingerprinted("chunk-vendors.js"));
 /// assert!(!is_fingerprinted("3f9a1b2c3d.js"));
+/// assert!(!is_fingerprinted("report-20240101.pdf"));
 /// ```
 pub fn is_fingerprinted(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
@@ -46,9 +49,13 @@ pub fn is_fingerprinted(path: &str) -> bool {
         return false;
     };
     middle.iter().any(|part| {
+        let has_digit = part.bytes().any(|byte| byte.is_ascii_digit());
+        let has_letter = part.bytes().any(|byte| byte.is_ascii_alphabetic());
+        let is_hex = part.bytes().all(|byte| byte.is_ascii_hexdigit());
         (8..=64).contains(&part.len())
             && part.bytes().all(|byte| byte.is_ascii_alphanumeric())
-            && part.bytes().any(|byte| byte.is_ascii_digit())
+            && has_letter
+            && (has_digit || is_hex)
     })
 }
 
@@ -94,7 +101,7 @@ pub(crate) struct Prepared {
 impl Prepared {
     pub(crate) fn new(
         file: &'static EmbeddedFile,
-        cache_control: fn(&EmbeddedFile) -> &'static str,
+        cache_control: &dyn Fn(&EmbeddedFile) -> HeaderValue,
     ) -> Self {
         let text = |value: &'static str| {
             HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
@@ -107,7 +114,7 @@ impl Prepared {
             last_modified: file
                 .modified()
                 .and_then(|time| HeaderValue::try_from(httpdate::fmt_http_date(time)).ok()),
-            cache_control: text(cache_control(file)),
+            cache_control: cache_control(file),
             identity_len: HeaderValue::from(file.len()),
             representations: representations(file),
         }

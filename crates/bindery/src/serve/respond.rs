@@ -32,15 +32,27 @@ impl ServeCatalog {
     /// assert_eq!(escape.status(), StatusCode::BAD_REQUEST);
     /// ```
     pub fn respond<B>(&self, request: &Request<B>) -> Response<Body> {
-        let mut response = self.answer(request);
-        // HEAD gets the headers GET would, never a body: error bodies included.
-        if request.method() == Method::HEAD {
-            *response.body_mut() = Body::default();
+        match self.answer(request) {
+            Answer::Ready(response) => response,
+            Answer::Deferred(deferred) => deferred.finish(),
         }
-        response
     }
 
-    fn answer<B>(&self, request: &Request<B>) -> Response<Body> {
+    /// The answer, with the slow part (decompressing a large file) left for the caller to run
+    /// where it likes: the tower `Service` runs it on the blocking pool.
+    pub(super) fn answer<B>(&self, request: &Request<B>) -> Answer {
+        match self.answer_unchecked(request) {
+            // HEAD gets the headers GET would, never a body: error bodies included.
+            Answer::Ready(mut response) if request.method() == Method::HEAD => {
+                *response.body_mut() = Body::default();
+                Answer::Ready(response)
+            }
+            // A HEAD never needs the identity body, so it is never deferred.
+            answer => answer,
+        }
+    }
+
+    fn answer_unchecked<B>(&self, request: &Request<B>) -> Answer {
         let method = request.method();
         let is_head = method == Method::HEAD;
         if method != Method::GET && !is_head {
@@ -48,11 +60,11 @@ impl ServeCatalog {
             response
                 .headers_mut()
                 .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
-            return response;
+            return Answer::Ready(response);
         }
         let decoded = match path::decode(request.uri().path(), self.config.max_path_len) {
             Ok(decoded) => decoded,
-            Err(reason) => return error(StatusCode::BAD_REQUEST, reason.message()),
+            Err(reason) => return Answer::Ready(error(StatusCode::BAD_REQUEST, reason.message())),
         };
         let key = decoded.strip_prefix('/').unwrap_or(&decoded);
         // `//x` or `a//b` never name a file: refusing them here keeps the catalog's lenient
@@ -69,11 +81,11 @@ impl ServeCatalog {
         let index = match found {
             Some(index) => index,
             None if !has_empty_segment && self.is_folder(key) => {
-                return redirect_to_folder(request);
+                return Answer::Ready(redirect_to_folder(request));
             }
             None => match self.fallback_for(request.headers(), &decoded) {
                 Some(index) => index,
-                None => return error(StatusCode::NOT_FOUND, "not found"),
+                None => return Answer::Ready(error(StatusCode::NOT_FOUND, "not found")),
             },
         };
         self.serve_file(index, request.headers(), is_head)
@@ -101,11 +113,11 @@ impl ServeCatalog {
         (is_navigation && !is_excluded).then_some(index)
     }
 
-    fn serve_file(&self, index: usize, headers: &HeaderMap, is_head: bool) -> Response<Body> {
+    fn serve_file(&self, index: usize, headers: &HeaderMap, is_head: bool) -> Answer {
         let prepared = &self.prepared[index];
         let file = prepared.file;
         if self.catalog.is_dev() {
-            return self.serve_from_disk(index, is_head);
+            return Answer::Ready(self.serve_from_disk(index, is_head));
         }
         // Ranges apply to the identity representation, so a range request is never encoded.
         let range_header = if is_head { None } else { headers.get(RANGE) };
@@ -138,7 +150,7 @@ impl ServeCatalog {
         };
         if is_not_modified {
             *response.status_mut() = StatusCode::NOT_MODIFIED;
-            return response;
+            return Answer::Ready(response);
         }
 
         out.insert(CONTENT_TYPE, prepared.content_type.clone());
@@ -162,14 +174,9 @@ impl ServeCatalog {
                 if let Ok(content_range) = content_range {
                     refused.headers_mut().insert(CONTENT_RANGE, content_range);
                 }
-                refused
+                Answer::Ready(refused)
             }
             Decision::Partial { start, end } => {
-                let Ok(body) = self.identity_body(index) else {
-                    return internal_error();
-                };
-                // Bounds come from `range::decide` against this very length.
-                let slice = body.slice(start as usize..=end as usize);
                 *response.status_mut() = StatusCode::PARTIAL_CONTENT;
                 let out = response.headers_mut();
                 out.insert(CONTENT_LENGTH, HeaderValue::from(end - start + 1));
@@ -178,8 +185,8 @@ impl ServeCatalog {
                 {
                     out.insert(CONTENT_RANGE, content_range);
                 }
-                *response.body_mut() = Body::new(slice);
-                response
+                // Bounds come from `range::decide` against this very length.
+                self.with_identity_body(index, response, Some((start as usize, end as usize)))
             }
             Decision::Full => match encoded {
                 Some(representation) => {
@@ -188,20 +195,70 @@ impl ServeCatalog {
                     if !is_head {
                         *response.body_mut() = Body::new(Bytes::from_static(representation.bytes));
                     }
-                    response
+                    Answer::Ready(response)
                 }
                 None => {
                     out.insert(CONTENT_LENGTH, prepared.identity_len.clone());
-                    if !is_head {
-                        let Ok(body) = self.identity_body(index) else {
-                            return internal_error();
-                        };
-                        *response.body_mut() = Body::new(body);
+                    if is_head {
+                        Answer::Ready(response)
+                    } else {
+                        self.with_identity_body(index, response, None)
                     }
-                    response
                 }
             },
         }
+    }
+
+    /// `response` with the identity body (or the `range` of it), or, when getting that body
+    /// means decompressing a large file not in the cache, the work left to do.
+    fn with_identity_body(
+        &self,
+        index: usize,
+        response: Response<Body>,
+        range: Option<(usize, usize)>,
+    ) -> Answer {
+        if self.is_slow_to_decode(index) {
+            return Answer::Deferred(Deferred {
+                service: self.clone(),
+                index,
+                response,
+                range,
+            });
+        }
+        Answer::Ready(self.fill_identity_body(index, response, range))
+    }
+
+    fn fill_identity_body(
+        &self,
+        index: usize,
+        mut response: Response<Body>,
+        range: Option<(usize, usize)>,
+    ) -> Response<Body> {
+        let Ok(body) = self.identity_body(index) else {
+            return internal_error();
+        };
+        let body = match range {
+            Some((start, end)) => body.slice(start..=end),
+            None => body,
+        };
+        *response.body_mut() = Body::new(body);
+        response
+    }
+
+    /// Whether the identity body of `index` means decompressing more than the off-thread
+    /// threshold: a gzip-stored file, larger than it, whose body is not cached.
+    fn is_slow_to_decode(&self, index: usize) -> bool {
+        let Some(threshold) = self.config.off_thread_above else {
+            return false;
+        };
+        let file = self.prepared[index].file;
+        self.catalog.mode() != Mode::Copy
+            && file.raw().is_none()
+            && file.len() > threshold
+            && !self
+                .cache
+                .as_ref()
+                .is_some_and(|cache| cache.contains(index))
     }
 
     /// The uncompressed body: lent from the binary, decompressed (through the cache when on), or
@@ -236,6 +293,29 @@ impl ServeCatalog {
             *response.body_mut() = Body::new(body);
         }
         response
+    }
+}
+
+/// What a request gets: a response now, or one whose body still needs a large decompression.
+pub(super) enum Answer {
+    Ready(Response<Body>),
+    Deferred(Deferred),
+}
+
+/// A response whose identity body is still to be decompressed: [`finish`](Self::finish) does it
+/// (the service runs it on the blocking pool, so one large file never stalls an async worker).
+pub(super) struct Deferred {
+    service: ServeCatalog,
+    index: usize,
+    response: Response<Body>,
+    range: Option<(usize, usize)>,
+}
+
+impl Deferred {
+    /// Decompresses (or takes from the cache) and returns the finished response.
+    pub(super) fn finish(self) -> Response<Body> {
+        self.service
+            .fill_identity_body(self.index, self.response, self.range)
     }
 }
 
@@ -277,6 +357,6 @@ pub(super) fn error(status: StatusCode, message: &'static str) -> Response<Body>
     response
 }
 
-fn internal_error() -> Response<Body> {
+pub(super) fn internal_error() -> Response<Body> {
     error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
 }

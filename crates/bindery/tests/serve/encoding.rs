@@ -127,3 +127,66 @@ async fn a_body_larger_than_the_budget_is_served_but_not_kept() {
         "off by default"
     );
 }
+
+/// Vue's script (105 KiB, above the 64 KiB off-thread threshold) stored gzip-compressed.
+static VUE_GZIP: bindery::Catalog = bindery::embed!(
+    "../../benches/assets/web",
+    mode = "gzip",
+    include = ["vue.min.js"]
+);
+
+fn vue_on_disk() -> Vec<u8> {
+    crate::support::repository_file("benches/assets/web/vue.min.js")
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_large_file_decompressed_off_the_worker_is_the_same_bytes() {
+    let file = VUE_GZIP.file("vue.min.js").expect("file");
+    assert!(file.gzip().is_some() && file.len() > bindery::serve::DEFAULT_OFF_THREAD_ABOVE);
+    for service in [
+        ServeCatalog::new(&VUE_GZIP),
+        ServeCatalog::new(&VUE_GZIP).decompress_off_thread(None),
+        ServeCatalog::new(&VUE_GZIP).decompressed_cache(1 << 20),
+    ] {
+        let full = get(&service, "/vue.min.js", &[]).await;
+        assert_eq!(full.status, StatusCode::OK);
+        assert_eq!(full.body, vue_on_disk());
+        let part = get(&service, "/vue.min.js", &[("range", "bytes=100000-100099")]).await;
+        assert_eq!(part.status, StatusCode::PARTIAL_CONTENT);
+        assert_eq!(part.body, vue_on_disk()[100_000..100_100]);
+        let head = crate::support::send(
+            &service,
+            http::Request::head("/vue.min.js")
+                .body(())
+                .expect("request"),
+        )
+        .await;
+        assert!(head.body.is_empty());
+        assert_eq!(head.header("content-length"), file.len().to_string());
+    }
+    let cached = ServeCatalog::new(&VUE_GZIP).decompressed_cache(1 << 20);
+    get(&cached, "/vue.min.js", &[]).await;
+    get(&cached, "/vue.min.js", &[]).await;
+    let stats = cached.cache_stats().expect("cache on");
+    assert_eq!(
+        (stats.misses, stats.hits),
+        (1, 1),
+        "the second read came from the cache"
+    );
+}
+
+#[test]
+fn without_a_runtime_respond_decompresses_in_place() {
+    let service = ServeCatalog::new(&VUE_GZIP);
+    let response = service.respond(&http::Request::get("/vue.min.js").body(()).expect("request"));
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut future = std::pin::pin!(http_body_util::BodyExt::collect(response.into_body()));
+    let waker = std::task::Waker::noop();
+    let std::task::Poll::Ready(Ok(collected)) = future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(waker))
+    else {
+        panic!("a full body is ready at once");
+    };
+    assert_eq!(collected.to_bytes(), vue_on_disk());
+}

@@ -139,3 +139,50 @@ async fn cache_control_defaults_and_policy() {
         "no-store"
     );
 }
+
+#[tokio::test]
+async fn a_closure_policy_can_capture_and_an_invalid_value_falls_back_to_no_cache() {
+    let seconds = 600;
+    let captured = ServeCatalog::new(&STATIC)
+        .cache_control(move |file| format!("public, max-age={seconds}, x-len={}", file.len()));
+    let reply = get(&captured, "/hello.txt", &[]).await;
+    assert_eq!(
+        reply.header("cache-control"),
+        "public, max-age=600, x-len=16"
+    );
+
+    let invalid = ServeCatalog::new(&STATIC).cache_control(|_| "bad\nvalue");
+    assert_eq!(
+        get(&invalid, "/hello.txt", &[])
+            .await
+            .header("cache-control"),
+        NO_CACHE
+    );
+}
+
+#[test]
+fn only_hash_like_name_parts_count_as_fingerprints() {
+    use bindery::serve::is_fingerprinted;
+    for hashed in [
+        "assets/index-BdXw3aQ1.js",     // Vite
+        "assets/index-4f2a9c1e.css",    // Vite, hex
+        "js/app.3f9a1b2c.js",           // webpack [contenthash:8]
+        "js/chunk-vendors.a1b2c3d4.js", // Vue CLI
+        "main.7d3a9b1c4e5f6a7b.js",     // Angular
+        "vendor.deadbeefcafe.js",       // hex made of letters only
+        "static/media/logo.5d5d9eef.svg",
+    ] {
+        assert!(is_fingerprinted(hashed), "{hashed}");
+    }
+    for plain in [
+        "report-20240101.pdf",
+        "backup_20231231235959.tar",
+        "app.js",
+        "chunk-vendors.js",
+        "release-notes.js",
+        "3f9a1b2c3d.js",
+        "photo-abcdefghijk.jpg",
+    ] {
+        assert!(!is_fingerprinted(plain), "{plain}");
+    }
+}
