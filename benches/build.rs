@@ -1,6 +1,7 @@
 //! Writes the 17 MiB incompressible file into `OUT_DIR` and renders bindery catalogs for it with
 //! `bindery-codegen` (the build-script front door), plus the file gzip-compressed as go-bindata
-//! would store it, to measure decompress-on-read.
+//! would store it, to measure decompress-on-read; and a 4 MiB compressible JSON file in `gzip`
+//! mode, whose decompression for clients without gzip is what `bench-stall` measures.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,29 @@ use bindery_codegen::{Mode, Options, render};
 
 /// 17 MiB, the size of the seed's large asset.
 const LARGE_LEN: usize = 17 * 1024 * 1024;
+
+/// 4 MiB of JSON lines: compresses well, takes milliseconds to decompress.
+const TEXT_LEN: usize = 4 * 1024 * 1024;
+
+fn json_lines(len: usize) -> Vec<u8> {
+    let mut text = String::with_capacity(len + 128);
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut id = 0u64;
+    while text.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        text.push_str(&format!(
+            "{{\"id\":{id},\"name\":\"user-{}\",\"score\":{},\"active\":{}}}\n",
+            state % 100_000,
+            state % 1000,
+            state & 1 == 0
+        ));
+        id += 1;
+    }
+    text.truncate(len);
+    text.into_bytes()
+}
 
 fn noise(len: usize) -> Vec<u8> {
     let mut state: u64 = 0x2545_F491_4F6C_DD1D;
@@ -47,19 +71,25 @@ fn main() {
         &encoder.finish().expect("in memory"),
     );
 
-    for (mode, name) in [
-        (Mode::Static, "LARGE_STATIC"),
-        (Mode::Gzip, "LARGE_GZIP"),
-        (Mode::Copy, "LARGE_COPY"),
+    let text_dir = out.join("text");
+    std::fs::create_dir_all(&text_dir).expect("out dir");
+    write_if_changed(&text_dir.join("records.json"), &json_lines(TEXT_LEN));
+
+    for (folder, mode, name) in [
+        (&large_dir, Mode::Static, "LARGE_STATIC"),
+        (&large_dir, Mode::Gzip, "LARGE_GZIP"),
+        (&large_dir, Mode::Copy, "LARGE_COPY"),
+        (&text_dir, Mode::Gzip, "TEXT_GZIP"),
     ] {
-        let manifest = Options::new(&large_dir)
+        let manifest = Options::new(folder)
             .mode(mode)
             .cache_dir(out.join("cache"))
             .build()
             .expect("large catalog");
         let locator = Locator::Module {
             module_dir: out.clone(),
-            blob_dir: out.join("blobs"),
+            // Blobs are read where codegen cached them: `OUT_DIR` is this crate's alone.
+            blob_dir: out.join("cache").join("gzip"),
             manifest_dir: Some(manifest_dir.clone()),
         };
         let text = render::module(&manifest, &locator, name, "Written by benches/build.rs.")

@@ -26,6 +26,7 @@ pub static WEB_PRECOMPRESSED: Catalog = bindery::embed!(
 include!(concat!(env!("OUT_DIR"), "/large_static.rs"));
 include!(concat!(env!("OUT_DIR"), "/large_gzip.rs"));
 include!(concat!(env!("OUT_DIR"), "/large_copy.rs"));
+include!(concat!(env!("OUT_DIR"), "/text_gzip.rs"));
 
 /// The 17 MiB file gzip-compressed, as go-bindata stores every file whatever it saves.
 pub static NOISE_GZIP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/noise.bin.gz"));

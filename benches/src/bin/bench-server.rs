@@ -1,5 +1,8 @@
 //! The server `cargo xtask bench-http` loads: geo-server's app (its API and SPA, the database
-//! embedded) plus the bench files in every mode under `/bench/<mode>/{web,large}/`.
+//! embedded) plus the bench files in every mode under `/bench/<mode>/{web,large}/`, the
+//! go-bindata way of serving the 17 MiB file (its gzip decompressed per request) under
+//! `/bench/gobindata/large/`, and a 4 MiB gzip-stored JSON file decompressed on the blocking
+//! pool (`/bench/gzip/text/`) or in place (`/bench/gzip-inline/text/`) for `bench-stall`.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -30,7 +33,8 @@ struct Args {
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let db = match (args.geodb_mode, &args.geodb) {
-        (DbMode::Mmap, Some(path)) => GeoDb::mapped(path)?,
+        // SAFETY: the bench database file is never modified while the server runs.
+        (DbMode::Mmap, Some(path)) => unsafe { GeoDb::mapped(path) }?,
         (DbMode::Copy, _) => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
         _ => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
     };
@@ -51,6 +55,18 @@ fn main() -> anyhow::Result<()> {
         .nest_service(
             "/bench/precompressed/web",
             ServeCatalog::new(&bindery_benches::WEB_PRECOMPRESSED),
+        )
+        .nest_service(
+            "/bench/gzip/text",
+            ServeCatalog::new(&bindery_benches::TEXT_GZIP),
+        )
+        .nest_service(
+            "/bench/gzip-inline/text",
+            ServeCatalog::new(&bindery_benches::TEXT_GZIP).decompress_off_thread(None),
+        )
+        .route(
+            "/bench/gobindata/large/noise.bin",
+            axum::routing::get(gobindata_large),
         )
         .nest_service(
             "/bench/static/large",
@@ -78,4 +94,14 @@ fn main() -> anyhow::Result<()> {
         server::serve(listener, router, limits, server::shutdown_signal()).await?;
         anyhow::Ok(())
     })
+}
+
+/// What go-bindata does for every request: decompress the stored gzip into a fresh buffer.
+async fn gobindata_large() -> Result<Vec<u8>, http::StatusCode> {
+    use std::io::Read;
+    let mut body = Vec::with_capacity(17 << 20);
+    flate2::read::GzDecoder::new(bindery_benches::NOISE_GZIP)
+        .read_to_end(&mut body)
+        .map_err(|_| http::StatusCode::INTERNAL_SERVER_ERROR)?;
+    Ok(body)
 }

@@ -50,9 +50,11 @@ const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case
 
 const VUE: &str = "vue.min.js";
 const LARGE: &str = "17 MiB";
+/// The seed's finding is about concurrency: memory held per request in flight.
+const LARGE_50: &str = "17 MiB, 50 connections";
 
 /// Every case, in table order.
-pub const CASES: [Case; 13] = [
+pub const CASES: [Case; 17] = [
     file(VUE, "static", "/bench/static/web/vue.min.js", None, 16),
     file(
         VUE,
@@ -92,6 +94,28 @@ pub const CASES: [Case; 13] = [
         2,
     ),
     file(LARGE, "copy", "/bench/copy/large/noise.bin", None, 2),
+    file(
+        LARGE,
+        "go-bindata: gzip decompressed per request",
+        "/bench/gobindata/large/noise.bin",
+        None,
+        2,
+    ),
+    file(
+        LARGE_50,
+        "static",
+        "/bench/static/large/noise.bin",
+        None,
+        50,
+    ),
+    file(LARGE_50, "copy", "/bench/copy/large/noise.bin", None, 50),
+    file(
+        LARGE_50,
+        "go-bindata: gzip decompressed per request",
+        "/bench/gobindata/large/noise.bin",
+        None,
+        50,
+    ),
     geo("DB embed", &["--geodb-mode", "embed"]),
     geo("DB copy", &["--geodb-mode", "copy"]),
     geo("DB mmap", &["--geodb-mode", "mmap"]),

@@ -12,7 +12,8 @@ use anyhow::Context;
 
 use crate::process::{build_release_binary, ensure_wrk, geolite2};
 use cases::CASES;
-pub use measure::parse_wrk;
+pub use measure::{Sample, parse_wrk};
+pub use report::median;
 use report::{CaseRuns, Document};
 
 /// Flags of `cargo xtask bench-http`.

@@ -142,8 +142,8 @@ pub fn chart(document: &Document) -> String {
         .fold(1.0, f64::max);
     let scale = |value: f64| 20.0 + 460.0 * (value.max(0.1) / 0.1).log10() / (max / 0.1).log10();
     let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 900 {height}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Server CPU per request (µs, log scale)</text>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1100 {height}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Server CPU per request (µs, log scale), with req/s and peak RSS</text>\n"
     );
     for (index, (case, sample)) in document.cases.iter().zip(&medians).enumerate() {
         let y = 40.0 + row_height * index as f64;
@@ -160,14 +160,16 @@ pub fn chart(document: &Document) -> String {
             "#dc2626"
         };
         svg.push_str(&format!(
-            "<text x=\"890\" y=\"{:.0}\" text-anchor=\"end\">{} — {}</text>\n<rect x=\"20\" y=\"{:.0}\" width=\"{width:.1}\" height=\"16\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.0}\">{:.1}</text>\n",
+            "<text x=\"1090\" y=\"{:.0}\" text-anchor=\"end\">{} — {}</text>\n<rect x=\"20\" y=\"{:.0}\" width=\"{width:.1}\" height=\"16\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.0}\">{:.1} µs · {:.0} req/s · {:.0} MiB peak RSS</text>\n",
             y + 13.0,
             xml_escape(&case.target),
             xml_escape(config),
             y,
             width + 26.0,
             y + 13.0,
-            sample.cpu_us_per_request
+            sample.cpu_us_per_request,
+            sample.requests_per_second,
+            sample.peak_rss_mib
         ));
     }
     svg.push_str("</svg>\n");

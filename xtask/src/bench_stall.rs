@@ -1,0 +1,124 @@
+//! `cargo xtask bench-stall`: does one large decompression stall the other requests of a
+//! one-worker server? A client without gzip fetches a 4 MiB gzip-stored file while another
+//! fetches a 1 KiB file; the small requests' p99 is compared between decompression on tokio's
+//! blocking pool (bindery's default above 64 KiB) and in place on the async worker.
+
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+
+use crate::bench_http::{Sample, parse_wrk};
+use crate::process::{build_release_binary, ensure_wrk};
+
+/// Flags of `cargo xtask bench-stall`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Seconds per run (CI-sized runs: 3).
+    #[arg(long, default_value_t = 10)]
+    pub seconds: u32,
+    /// Interleaved rounds; the table shows medians.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: u32,
+}
+
+const SERVER: &str = "target/release/bench-server";
+const SMALL: &str = "/bench/static/web/small.txt";
+
+/// (label, path of the large file).
+const CONFIGS: [(&str, &str); 2] = [
+    (
+        "in place (on the async worker)",
+        "/bench/gzip-inline/text/records.json",
+    ),
+    (
+        "on the blocking pool (default)",
+        "/bench/gzip/text/records.json",
+    ),
+];
+
+/// Runs every configuration `rounds` times, interleaved, and prints the table.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    ensure_wrk()?;
+    build_release_binary("bindery-benches", "bench-server")?;
+    let mut results: Vec<Vec<(Sample, Sample)>> = CONFIGS.iter().map(|_| Vec::new()).collect();
+    for round in 1..=args.rounds {
+        for (index, (label, large)) in CONFIGS.iter().enumerate() {
+            eprintln!("round {round}/{}: {label}", args.rounds);
+            results[index].push(measure(large, args.seconds)?);
+        }
+    }
+    let mut table = format!(
+        "One tokio worker (server on core 0), two wrk on core 1 for {} s, median of {} round(s): \
+         small = 1 KiB file, 16 connections; large = 4 MiB gzip-stored JSON to a client without \
+         gzip, 2 connections.\n\n\
+         | large file decompressed | small req/s | small p99 | large req/s | large p99 |\n\
+         | --- | --- | --- | --- | --- |\n",
+        args.seconds, args.rounds
+    );
+    for ((label, _), runs) in CONFIGS.iter().zip(&results) {
+        let small: Vec<Sample> = runs.iter().map(|(small, _)| small.clone()).collect();
+        let large: Vec<Sample> = runs.iter().map(|(_, large)| large.clone()).collect();
+        let (small, large) = (
+            crate::bench_http::median(&small),
+            crate::bench_http::median(&large),
+        );
+        table.push_str(&format!(
+            "| {label} | {:.0} | {:.2} ms | {:.0} | {:.2} ms |\n",
+            small.requests_per_second, small.p99_ms, large.requests_per_second, large.p99_ms
+        ));
+    }
+    println!("{table}");
+    std::fs::create_dir_all("target/bench")?;
+    std::fs::write("target/bench/stall.md", &table)?;
+    Ok(())
+}
+
+fn wrk(address: &str, path: &str, connections: u32, seconds: u32) -> Command {
+    let mut command = Command::new("taskset");
+    command
+        .args(["-c", "1", "wrk", "--latency", "-t1"])
+        .arg(format!("-c{connections}"))
+        .arg(format!("-d{seconds}s"))
+        .arg(format!("http://{address}{path}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// One run: a fresh server, the large and the small load at once; their samples.
+fn measure(large: &str, seconds: u32) -> anyhow::Result<(Sample, Sample)> {
+    let mut server = Command::new("taskset")
+        .args(["-c", "0", SERVER])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("cannot start bench-server")?;
+    let result = (|| {
+        let stdout = server.stdout.take().context("stdout")?;
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
+        let address = line
+            .trim()
+            .strip_prefix("listening addr=")
+            .context("bench-server did not say where it listens")?
+            .to_owned();
+        let large_load = wrk(&address, large, 2, seconds).spawn()?;
+        let small_load = wrk(&address, SMALL, 16, seconds).spawn()?;
+        let small = small_load.wait_with_output()?;
+        let large = large_load.wait_with_output()?;
+        for output in [&small, &large] {
+            if !output.status.success() {
+                bail!("wrk failed: {}", String::from_utf8_lossy(&output.stderr));
+            }
+        }
+        Ok((
+            parse_wrk(&String::from_utf8_lossy(&small.stdout))?,
+            parse_wrk(&String::from_utf8_lossy(&large.stdout))?,
+        ))
+    })();
+    let _ = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    let _ = server.wait();
+    result
+}
