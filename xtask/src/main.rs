@@ -1,6 +1,7 @@
 //! Project tasks, run as `cargo xtask <task>`.
 #![forbid(unsafe_code)]
 
+mod bench_build;
 mod bench_http;
 mod bench_memory;
 mod bench_stall;
@@ -29,6 +30,8 @@ enum Task {
     Ci(ci::Args),
     /// Generate a module embedding a folder (go-bindata style, through bindery-cli): cargo xtask embed --help
     Embed(embed::Args),
+    /// Rebuild time of a crate embedding many small files: embed!, include_bytes!, rust-embed.
+    BenchBuild(bench_build::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
     BenchHttp(bench_http::Args),
     /// Does one large decompression stall other requests? p99 of small requests beside it.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Task::Fuzz(args) => fuzz::run(&args),
         Task::Soak(args) => soak::run(&args),
         Task::BenchMemory(args) => bench_memory::run(&args),
+        Task::BenchBuild(args) => bench_build::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
         Task::BenchStall(args) => bench_stall::run(&args),
     };

@@ -113,6 +113,12 @@ fn is_assembler_safe(path: &str) -> bool {
         .all(|byte| (0x20..0x7f).contains(&byte) && !matches!(byte, b'"' | b'\\' | b'{' | b'}'))
 }
 
+/// Whether an entry takes the compact `raw(path, bytes, etag, mime)` form: stored as it is, with
+/// no variants and no modification time (most files of most catalogs).
+fn is_compact(entry: &Entry) -> bool {
+    entry.stored == Stored::Raw && entry.variants.is_empty() && entry.modified.is_none()
+}
+
 /// One stored blob of an entry: its own bytes (raw or gzip) or a precompressed variant.
 struct Blob<'a> {
     /// The file on disk that holds the bytes.
@@ -160,7 +166,8 @@ fn incbin(entry: &Entry, blob: &Blob<'_>, locator: &Locator, salt: &str) -> Opti
 }
 
 /// The expression for a blob's bytes: the assembler path at or above the large threshold where
-/// possible, else `include_bytes!`.
+/// possible, else `include_bytes!` (for the macro through the catalog's local
+/// `__bindery_bytes!`, which spells `concat!(env!("CARGO_MANIFEST_DIR"), …)` once).
 fn bytes(
     manifest: &Manifest,
     entry: &Entry,
@@ -171,16 +178,20 @@ fn bytes(
     let is_large = manifest
         .large_threshold
         .is_some_and(|threshold| blob.len >= threshold);
-    match is_large
+    if let Some(incbin) = is_large
         .then(|| incbin(entry, blob, locator, salt))
         .flatten()
     {
-        Some(incbin) => incbin,
-        None => {
-            let path = locator.file(blob.path, blob.is_cached);
-            quote!(::core::include_bytes!(#path))
-        }
+        return incbin;
     }
+    if let Locator::ManifestDir(manifest_dir) = locator
+        && let Some(relative) = pathdiff::diff_paths(blob.path, manifest_dir)
+    {
+        let suffix = format!("/{}", slash_path(&relative));
+        return quote!(__bindery_bytes!(#suffix));
+    }
+    let path = locator.file(blob.path, blob.is_cached);
+    quote!(::core::include_bytes!(#path))
 }
 
 /// `&[Variant, …]` for an entry's precompressed variants, as a `const` item of its own so the
@@ -236,6 +247,21 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
     };
     let prefix = &manifest.prefix;
     let dev_root = locator.dev_root(&manifest.root);
+    // Each distinct media type of the compact entries once, as a local const they name.
+    let mut mimes: Vec<(&str, &str)> = Vec::new();
+    for entry in manifest.entries.iter().filter(|entry| is_compact(entry)) {
+        let pair = (entry.mime.as_str(), entry.content_type.as_str());
+        if !mimes.contains(&pair) {
+            mimes.push(pair);
+        }
+    }
+    let mime_ident = |index: usize| {
+        proc_macro2::Ident::new(&format!("__MIME_{index}"), proc_macro2::Span::call_site())
+    };
+    let mime_consts = mimes.iter().enumerate().map(|(index, (mime, content_type))| {
+        let name = mime_ident(index);
+        quote!(const #name: ::bindery::__private::Mime = ::bindery::__private::Mime(#mime, #content_type);)
+    });
     let files = manifest.entries.iter().map(|entry| {
         let path = &entry.path;
         let own = Blob {
@@ -248,6 +274,17 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
             },
         };
         let bytes = bytes(manifest, entry, &own, locator, salt);
+        if is_compact(entry) {
+            let etag = &entry.etag;
+            let pair = (entry.mime.as_str(), entry.content_type.as_str());
+            let mime = mime_ident(
+                mimes
+                    .iter()
+                    .position(|known| *known == pair)
+                    .unwrap_or_default(),
+            );
+            return quote!(__raw(#path, #bytes, #etag, #mime));
+        }
         let variants = variants(manifest, entry, locator, salt);
         let len = Literal::u64_unsuffixed(entry.len);
         let etag = &entry.etag;
@@ -281,10 +318,31 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
     // The table is a `const` item of its own: its outermost borrow is 'static by the rules for
     // constant initialisers, whatever its elements hold (a block reading an extern static is not
     // promotable, so `&[...]` passed straight to a call would be a temporary).
+    let files: Vec<TokenStream> = files.collect();
+    // The macro sorted the paths itself; a generated module may have been edited by hand, so its
+    // order is checked while compiling.
+    let (bytes_macro, build) = match locator {
+        Locator::ManifestDir(_) => (
+            quote! {
+                #[allow(unused_macros)]
+            macro_rules! __bindery_bytes {
+                    ($path:literal) => {
+                        ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), $path))
+                    };
+                }
+            },
+            quote!(::bindery::__private::sorted_catalog),
+        ),
+        Locator::Module { .. } => (quote!(), quote!(::bindery::__private::catalog)),
+    };
     quote! {
         {
+            #[allow(unused_imports)]
+            use ::bindery::__private::raw as __raw;
+            #bytes_macro
+            #(#mime_consts)*
             const FILES: &[::bindery::EmbeddedFile] = &[#(#files),*];
-            ::bindery::__private::catalog(::bindery::Mode::#mode, #prefix, #dev_root, FILES)
+            #build(::bindery::Mode::#mode, #prefix, #dev_root, FILES)
         }
     }
 }

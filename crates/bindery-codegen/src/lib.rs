@@ -18,6 +18,7 @@ mod compress;
 pub mod emit;
 mod encoding;
 mod error;
+mod hashes;
 mod manifest;
 mod options;
 pub mod render;

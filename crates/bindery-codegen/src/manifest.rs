@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::compress::{self, Compressed};
+use crate::hashes::Hashes;
 use crate::scan::{self, Filter};
 use crate::{Encoding, Error, Mode, Options, Progress};
 
@@ -149,8 +150,19 @@ pub(crate) fn build(
     };
     let found_files = scan::scan(&options.root, &filter)?;
     let total = found_files.len();
+    let scan_key = format!(
+        "{}\0{:?}\0{:?}\0{}",
+        options.root.display(),
+        options.include,
+        options.exclude,
+        options.include_hidden
+    );
+    let mut hashes = Hashes::load(&cache_dir, &scan_key);
     for found in found_files {
-        let (len, hash) = hash_file(&found.source)?;
+        let metadata = std::fs::metadata(&found.source).ok();
+        let (len, hash) = hashes.get_or_compute(&found.relative, metadata.as_ref(), || {
+            hash_file(&found.source)
+        })?;
         let stored = match options.mode {
             Mode::Gzip => match compress::compressed_cached(
                 &found.source,
@@ -219,6 +231,7 @@ pub(crate) fn build(
             });
         }
     }
+    hashes.save();
     Ok(manifest)
 }
 

@@ -43,8 +43,51 @@ pub const fn file(spec: FileSpec) -> EmbeddedFile {
     }
 }
 
-/// Builds a catalog. Paths must be strictly increasing (lookups binary-search them): checked
-/// while compiling, so an out-of-order table can never ship.
+/// A media type and its `Content-Type` value, named once per catalog and shared by its files.
+#[derive(Debug, Clone, Copy)]
+pub struct Mime(pub &'static str, pub &'static str);
+
+/// Builds the common file: stored as it is, no variants, no modification time. The compact
+/// form keeps large catalogs cheap to type-check (measured: 5,000 files through `file` took
+/// rustc twice as long). Its length is the bytes' own, so it cannot disagree with them.
+pub const fn raw(
+    path: &'static str,
+    bytes: &'static [u8],
+    etag: &'static str,
+    mime: Mime,
+) -> EmbeddedFile {
+    EmbeddedFile {
+        path,
+        stored: bytes,
+        len: bytes.len(),
+        etag,
+        gzip_etag: None,
+        variants: &[],
+        mime: mime.0,
+        content_type: mime.1,
+        modified: None,
+    }
+}
+
+/// Builds a catalog whose paths the `embed!` macro has just sorted: no check while compiling
+/// (checking 5,000 paths in the const evaluator cost rustc 0.6 s on every rebuild).
+pub const fn sorted_catalog(
+    mode: Mode,
+    prefix: &'static str,
+    dev_root: Option<&'static str>,
+    files: &'static [EmbeddedFile],
+) -> Catalog {
+    Catalog {
+        mode,
+        prefix,
+        files,
+        dev_root,
+    }
+}
+
+/// Builds a catalog from a generated module, which a person may have edited. Paths must be
+/// strictly increasing (lookups binary-search them): checked while compiling, so an
+/// out-of-order table can never ship.
 pub const fn catalog(
     mode: Mode,
     prefix: &'static str,

@@ -7,6 +7,8 @@
 /// 5 files embedded in `gzip` mode.
 #[rustfmt::skip]
 pub static SPA: ::bindery::Catalog = {
+    #[allow(unused_imports)]
+    use ::bindery::__private::raw as __raw;
     const FILES: &[::bindery::EmbeddedFile] = &[
         ::bindery::__private::file(::bindery::__private::FileSpec {
             path: "app.js",
@@ -77,28 +79,28 @@ pub static SPA: ::bindery::Catalog = {
         ::bindery::__private::file(::bindery::__private::FileSpec {
             path: "index.html",
             bytes: ::core::include_bytes!(
-                "spa/3b9ed46ec0b69d1eaed91db7766cf87fc98ee95b1142be861e4c3689e2a3e410-9.gz"
+                "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-9.gz"
             ),
-            len: 3637,
-            etag: "\"3b9ed46ec0b69d1eaed91db7766cf87f\"",
+            len: 3703,
+            etag: "\"bf2e9597321d844acd9dbfe8045a4f44\"",
             gzip_etag: ::core::option::Option::Some(
-                "\"3b9ed46ec0b69d1eaed91db7766cf87f-gz\"",
+                "\"bf2e9597321d844acd9dbfe8045a4f44-gz\"",
             ),
             variants: {
                 const VARIANTS: &[::bindery::__private::Variant] = &[
                     ::bindery::__private::Variant {
                         encoding: ::bindery::Encoding::Br,
                         bytes: ::core::include_bytes!(
-                            "spa/3b9ed46ec0b69d1eaed91db7766cf87fc98ee95b1142be861e4c3689e2a3e410-11.br"
+                            "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-11.br"
                         ),
-                        etag: "\"3b9ed46ec0b69d1eaed91db7766cf87f-br\"",
+                        etag: "\"bf2e9597321d844acd9dbfe8045a4f44-br\"",
                     },
                     ::bindery::__private::Variant {
                         encoding: ::bindery::Encoding::Zstd,
                         bytes: ::core::include_bytes!(
-                            "spa/3b9ed46ec0b69d1eaed91db7766cf87fc98ee95b1142be861e4c3689e2a3e410-19.zst"
+                            "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-19.zst"
                         ),
-                        etag: "\"3b9ed46ec0b69d1eaed91db7766cf87f-zst\"",
+                        etag: "\"bf2e9597321d844acd9dbfe8045a4f44-zst\"",
                     },
                 ];
                 VARIANTS
@@ -110,28 +112,28 @@ pub static SPA: ::bindery::Catalog = {
         ::bindery::__private::file(::bindery::__private::FileSpec {
             path: "style.css",
             bytes: ::core::include_bytes!(
-                "spa/c64edce508b31e98058855853270371fb97273a8befb9416a5ea7d30ea8d68eb-9.gz"
+                "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-9.gz"
             ),
-            len: 3753,
-            etag: "\"c64edce508b31e98058855853270371f\"",
+            len: 3866,
+            etag: "\"9ba0b39b291dcad8a47c612f2552a793\"",
             gzip_etag: ::core::option::Option::Some(
-                "\"c64edce508b31e98058855853270371f-gz\"",
+                "\"9ba0b39b291dcad8a47c612f2552a793-gz\"",
             ),
             variants: {
                 const VARIANTS: &[::bindery::__private::Variant] = &[
                     ::bindery::__private::Variant {
                         encoding: ::bindery::Encoding::Br,
                         bytes: ::core::include_bytes!(
-                            "spa/c64edce508b31e98058855853270371fb97273a8befb9416a5ea7d30ea8d68eb-11.br"
+                            "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-11.br"
                         ),
-                        etag: "\"c64edce508b31e98058855853270371f-br\"",
+                        etag: "\"9ba0b39b291dcad8a47c612f2552a793-br\"",
                     },
                     ::bindery::__private::Variant {
                         encoding: ::bindery::Encoding::Zstd,
                         bytes: ::core::include_bytes!(
-                            "spa/c64edce508b31e98058855853270371fb97273a8befb9416a5ea7d30ea8d68eb-19.zst"
+                            "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-19.zst"
                         ),
-                        etag: "\"c64edce508b31e98058855853270371f-zst\"",
+                        etag: "\"9ba0b39b291dcad8a47c612f2552a793-zst\"",
                     },
                 ];
                 VARIANTS
