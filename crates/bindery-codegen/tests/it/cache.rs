@@ -1,7 +1,6 @@
 //! The gzip cache: an unchanged file is never compressed twice; a changed one gets a new blob.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use bindery_codegen::{Mode, Options, Stored};
@@ -10,17 +9,7 @@ use crate::tree;
 
 /// Blob names with their status-change time: any rewrite, rename or touch changes it.
 fn blobs(cache: &Path) -> BTreeMap<String, (i64, i64)> {
-    std::fs::read_dir(cache.join("gzip"))
-        .expect("cache folder")
-        .map(|entry| {
-            let entry = entry.expect("entry");
-            let meta = entry.metadata().expect("metadata");
-            (
-                entry.file_name().into_string().expect("UTF-8"),
-                (meta.ctime(), meta.ctime_nsec()),
-            )
-        })
-        .collect()
+    bindery_test_support::ctimes(&cache.join("gzip"))
 }
 
 #[test]
@@ -90,4 +79,50 @@ fn blobs_are_valid_gzip_of_the_source_and_keyed_by_level() {
         assert_eq!(decoded, text);
     }
     assert_eq!(blobs(cache.path()).len(), 2);
+}
+
+#[test]
+fn remembered_hashes_serve_unchanged_files_and_never_edited_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("cache");
+    let first = "a".repeat(1000);
+    tree::write(dir.path(), &[("a.txt", first.as_bytes())]);
+    // Files changed in the last two seconds are never remembered (a same-size write could hide
+    // in the timestamps' granularity): let this one age past that.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let options = Options::new(dir.path()).cache_dir(cache.path());
+    let built = options.build().expect("first build");
+    let real_hash = built.entries[0].hash.clone();
+    assert_eq!(real_hash, blake3::hash(first.as_bytes()).to_hex().as_str());
+
+    // The remembered hash is what a rebuild uses: replace it and see it come back.
+    let hashes = std::fs::read_dir(cache.path().join("hashes"))
+        .expect("hashes folder")
+        .next()
+        .expect("one file")
+        .expect("entry")
+        .path();
+    let text = std::fs::read_to_string(&hashes).expect("hashes");
+    assert!(text.contains(&real_hash), "{text}");
+    let planted = "f".repeat(64);
+    std::fs::write(&hashes, text.replace(&real_hash, &planted)).expect("plant");
+    let rebuilt = options.build().expect("second build");
+    assert_eq!(
+        rebuilt.entries[0].hash, planted,
+        "the file was not read again"
+    );
+
+    // An edit of the same length is seen (its change time moved), whatever the cache says.
+    let second = "b".repeat(1000);
+    std::fs::write(dir.path().join("a.txt"), &second).expect("edit");
+    let edited = options.build().expect("third build");
+    assert_eq!(
+        edited.entries[0].hash,
+        blake3::hash(second.as_bytes()).to_hex().as_str()
+    );
+
+    // A damaged cache file costs a rehash, never a wrong hash or an error.
+    std::fs::write(&hashes, "bindery-hashes-v1\nnot\ta\tline\n\u{0}").expect("damage");
+    let after_damage = options.build().expect("fourth build");
+    assert_eq!(after_damage.entries[0].hash, edited.entries[0].hash);
 }

@@ -2,28 +2,28 @@
 //! deterministic, and within the window HTTP allows for zstd.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use bindery_codegen::{Encoding, Error, Mode, Options, Stored, ZSTD_WINDOW_LOG};
 
 use crate::tree;
 
-/// Every cached blob and marker under `cache`, with its status-change time: any rewrite,
-/// rename or touch changes it.
+/// Every cached blob and marker under `cache` (one folder per encoding), with its
+/// status-change time: any rewrite, rename or touch changes it.
 fn cached(cache: &Path) -> BTreeMap<String, (i64, i64)> {
     let mut found = BTreeMap::new();
     for folder in std::fs::read_dir(cache).expect("cache folder") {
         let folder = folder.expect("entry").path();
-        for entry in std::fs::read_dir(&folder).expect("encoding folder") {
-            let entry = entry.expect("entry");
-            let meta = entry.metadata().expect("metadata");
-            let name = format!(
-                "{}/{}",
-                folder.file_name().expect("name").to_string_lossy(),
-                entry.file_name().to_string_lossy()
-            );
-            found.insert(name, (meta.ctime(), meta.ctime_nsec()));
+        if folder.ends_with("hashes") {
+            continue;
+        }
+        let name = folder
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        for (file, changed) in bindery_test_support::ctimes(&folder) {
+            found.insert(format!("{name}/{file}"), changed);
         }
     }
     found
