@@ -17,12 +17,10 @@ const TEXT_LEN: usize = 4 * 1024 * 1024;
 
 fn json_lines(len: usize) -> Vec<u8> {
     let mut text = String::with_capacity(len + 128);
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut numbers = bindery_test_support::Xorshift::new(4);
     let mut id = 0u64;
     while text.len() < len {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
+        let state = numbers.next().unwrap_or_default();
         text.push_str(&format!(
             "{{\"id\":{id},\"name\":\"user-{}\",\"score\":{},\"active\":{}}}\n",
             state % 100_000,
@@ -33,19 +31,6 @@ fn json_lines(len: usize) -> Vec<u8> {
     }
     text.truncate(len);
     text.into_bytes()
-}
-
-fn noise(len: usize) -> Vec<u8> {
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut bytes = Vec::with_capacity(len);
-    while bytes.len() < len {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        bytes.extend_from_slice(&state.to_le_bytes());
-    }
-    bytes.truncate(len);
-    bytes
 }
 
 fn write_if_changed(path: &Path, bytes: &[u8]) {
@@ -61,7 +46,7 @@ fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let large_dir = out.join("large");
     std::fs::create_dir_all(&large_dir).expect("out dir");
-    let bytes = noise(LARGE_LEN);
+    let bytes = bindery_test_support::noise(LARGE_LEN, 0x2545_F491_4F6C_DD1D);
     write_if_changed(&large_dir.join("noise.bin"), &bytes);
 
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

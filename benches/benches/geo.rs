@@ -9,14 +9,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use maxminddb::{Reader, geoip2};
 
 fn random_addresses(count: usize) -> Vec<IpAddr> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..count)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            IpAddr::V4(Ipv4Addr::from((state >> 32) as u32))
-        })
+    bindery_test_support::Xorshift::new(0)
+        .take(count)
+        .map(|state| IpAddr::V4(Ipv4Addr::from((state >> 32) as u32)))
         .collect()
 }
 

@@ -55,13 +55,5 @@ pub fn pick(which: u8) -> (&'static bindery::EmbeddedFile, String) {
 pub fn pick_in(catalog: &'static Catalog, which: u8) -> (&'static bindery::EmbeddedFile, String) {
     let files = catalog.files();
     let file = &files[usize::from(which) % files.len()];
-    let uri = format!(
-        "/{}",
-        file.path()
-            .replace('%', "%25")
-            .replace(' ', "%20")
-            .replace('#', "%23")
-            .replace('?', "%3F")
-    );
-    (file, uri)
+    (file, bindery_test_support::uri_path(file.path()))
 }

@@ -35,11 +35,9 @@ struct Args {
 }
 
 fn addresses(count: u32) -> impl Iterator<Item = IpAddr> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut numbers = bindery_test_support::Xorshift::new(0);
     (0..count).map(move |index| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
+        let state = numbers.next().unwrap_or_default();
         if index % 10 == 9 {
             IpAddr::V6(Ipv6Addr::from(
                 u128::from(state) << 64 | 0x2000_0000_0000_0000_0000_0000_0000_0000,

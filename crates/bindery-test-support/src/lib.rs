@@ -5,7 +5,37 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `len` incompressible bytes from xorshift64, the same for the same `seed` on every machine.
+/// A xorshift64 generator: deterministic numbers for test data, benches and load, the same for
+/// the same seed on every machine, with no random crate.
+///
+/// ```
+/// use bindery_test_support::Xorshift;
+/// let first: Vec<u64> = Xorshift::new(7).take(3).collect();
+/// assert_eq!(first, Xorshift::new(7).take(3).collect::<Vec<_>>());
+/// assert_ne!(first, Xorshift::new(8).take(3).collect::<Vec<_>>());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Xorshift(u64);
+
+impl Xorshift {
+    /// A generator for `seed`; every seed, 0 included, gives a usable (non-zero) state.
+    pub fn new(seed: u64) -> Xorshift {
+        Xorshift(seed.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+}
+
+impl Iterator for Xorshift {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        Some(self.0)
+    }
+}
+
+/// `len` incompressible bytes, the same for the same `seed` on every machine.
 ///
 /// ```
 /// let bytes = bindery_test_support::noise(4096, 1);
@@ -13,14 +43,58 @@ use std::process::Command;
 /// assert_ne!(bytes, bindery_test_support::noise(4096, 2));
 /// ```
 pub fn noise(len: usize, seed: u64) -> Vec<u8> {
-    // xorshift64 must not start at zero; mixing in the golden ratio keeps seed 0 usable.
-    let mut state = seed.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 32) as u8
+    let mut bytes = Vec::with_capacity(len + 8);
+    for word in Xorshift::new(seed) {
+        if bytes.len() >= len {
+            break;
+        }
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    bytes.truncate(len);
+    bytes
+}
+
+/// The request path that names a catalog path: every byte that is not unreserved or `/` is
+/// percent-encoded (`%`, space, `#`, `?`, non-ASCII...), so the server decodes it back once.
+///
+/// ```
+/// use bindery_test_support::uri_path;
+/// assert_eq!(uri_path("with space & 100%.txt"), "/with%20space%20%26%20100%25.txt");
+/// assert_eq!(uri_path("deep/a#b?.txt"), "/deep/a%23b%3F.txt");
+/// ```
+pub fn uri_path(catalog_path: &str) -> String {
+    const PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    format!(
+        "/{}",
+        percent_encoding::utf8_percent_encode(catalog_path, PATH)
+    )
+}
+
+/// The files directly in `dir` with their status-change time (seconds, nanoseconds): any
+/// rewrite, rename or touch of a file changes it, so two listings tell what a build wrote.
+/// Empty when `dir` does not exist.
+#[cfg(unix)]
+pub fn ctimes(dir: &Path) -> std::collections::BTreeMap<String, (i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return std::collections::BTreeMap::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok()?;
+            if !meta.is_file() {
+                return None;
+            }
+            Some((
+                entry.file_name().to_string_lossy().into_owned(),
+                (meta.ctime(), meta.ctime_nsec()),
+            ))
         })
         .collect()
 }

@@ -11,15 +11,4 @@ pub fn write(root: &Path, files: &[(&str, &[u8])]) {
     }
 }
 
-/// Deterministic incompressible bytes (xorshift), so tests need no random crate.
-pub fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
-}
+pub use bindery_test_support::noise;

@@ -1,5 +1,7 @@
 //! A crate outside the workspace embeds a tree of its own in each mode and reads it back.
 
+use bindery_test_support::noise;
+
 use crate::project::Project;
 
 const MAIN: &str = r#"
@@ -42,19 +44,6 @@ fn main() {
 }
 "#;
 
-/// Deterministic incompressible bytes.
-fn noise(len: usize) -> Vec<u8> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
-}
-
 #[test]
 fn a_crate_outside_the_workspace_embeds_its_own_tree_in_every_mode() {
     let project = Project::new("bindery_external_tree", "");
@@ -69,7 +58,7 @@ fn a_crate_outside_the_workspace_embeds_its_own_tree_in_every_mode() {
         "assets/a/b/c/d/e/f/six-deep.css",
         "body { margin: 0 }\n".repeat(50),
     );
-    project.write("assets/big/noise.bin", noise(20 * 1024 * 1024));
+    project.write("assets/big/noise.bin", noise(20 * 1024 * 1024, 0));
     project.build(&[]);
     let output = project.run();
     assert_eq!(output.trim(), "checked 15 reads; 2 stored compressed");

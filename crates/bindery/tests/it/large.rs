@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use bindery_test_support::noise;
+
 use crate::project::{Project, crate_path};
 
 const BUILD: &str = "fn main() {\n    bindery_codegen::track(\"assets\");\n    println!(\"cargo::rerun-if-changed=build.rs\");\n}\n";
@@ -33,18 +35,6 @@ fn main() {
     println!("{reads} reads ok; just-over.bin starts {:?}", &probe[..4]);
 }
 "#;
-
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
-}
 
 fn symbols(binary: &std::path::Path, prefix: &str) -> Vec<String> {
     let output = Command::new("nm").arg(binary).output().expect("nm runs");

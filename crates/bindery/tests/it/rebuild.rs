@@ -3,7 +3,6 @@
 //! recompresses only the edited file.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use crate::project::{Project, crate_path};
@@ -31,17 +30,7 @@ fn main() {
 
 /// Blob names with their status-change time: any rewrite, rename or touch changes it.
 fn blobs(cache: &Path) -> BTreeMap<String, (i64, i64)> {
-    std::fs::read_dir(cache.join("gzip"))
-        .expect("cache")
-        .map(|entry| {
-            let entry = entry.expect("entry");
-            let meta = entry.metadata().expect("metadata");
-            (
-                entry.file_name().into_string().expect("UTF-8"),
-                (meta.ctime(), meta.ctime_nsec()),
-            )
-        })
-        .collect()
+    bindery_test_support::ctimes(&cache.join("gzip"))
 }
 
 fn listing(lines: &[(&str, usize)]) -> String {

@@ -57,14 +57,7 @@ async fn every_mode_serves_the_same_bytes() {
     for catalog in [&STATIC, &GZIP, &COPY] {
         let service = ServeCatalog::new(catalog);
         for file in catalog.iter() {
-            let uri = format!(
-                "/{}",
-                file.path()
-                    .replace('%', "%25")
-                    .replace(' ', "%20")
-                    .replace('#', "%23")
-                    .replace('?', "%3F")
-            );
+            let uri = bindery_test_support::uri_path(file.path());
             let reply = get(&service, &uri, &[]).await;
             assert_eq!(reply.status, StatusCode::OK, "{uri}");
             assert_eq!(reply.body, on_disk(file.path()), "{} {uri}", catalog.mode());

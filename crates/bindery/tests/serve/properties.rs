@@ -10,16 +10,7 @@ use crate::support::{GZIP, STATIC};
 fn catalog_path() -> impl Strategy<Value = String> {
     let paths: Vec<String> = GZIP
         .iter()
-        .map(|file| {
-            format!(
-                "/{}",
-                file.path()
-                    .replace(' ', "%20")
-                    .replace('#', "%23")
-                    .replace('?', "%3F")
-                    .replace('%', "%25")
-            )
-        })
+        .map(|file| bindery_test_support::uri_path(file.path()))
         .collect();
     prop::sample::select(paths)
 }
