@@ -52,6 +52,25 @@ impl Language {
         })
     }
 
+    /// The language's code, as `?lang=` takes it.
+    ///
+    /// ```
+    /// use geo_server::answer::Language;
+    /// assert_eq!(Language::BrazilianPortuguese.code(), "pt-BR");
+    /// ```
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::English => "en",
+            Language::German => "de",
+            Language::French => "fr",
+            Language::Spanish => "es",
+            Language::Japanese => "ja",
+            Language::BrazilianPortuguese => "pt-BR",
+            Language::Russian => "ru",
+            Language::SimplifiedChinese => "zh-CN",
+        }
+    }
+
     fn pick<'a>(self, names: &geoip2::Names<'a>) -> Option<&'a str> {
         let chosen = match self {
             Language::English => names.english,

@@ -27,6 +27,10 @@ pub struct Args {
     /// Believe `X-Forwarded-For` for `/geo/me` (only behind a proxy you run).
     #[arg(long)]
     pub trust_proxy: bool,
+    /// Seconds caches (browsers, CDNs, proxies) may keep `/geo/<ip>` answers
+    /// (`Cache-Control: max-age=N`); they revalidate with the ETag after.
+    #[arg(long, default_value_t = crate::caching::DEFAULT_GEO_MAX_AGE)]
+    pub geo_max_age: u64,
     /// Log filter, e.g. `info`, `debug`, `geo_server=debug`.
     #[arg(long, default_value = "info")]
     pub log: String,

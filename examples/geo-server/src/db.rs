@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
 use maxminddb::{MaxMindDbError, Mmap, Reader};
@@ -53,6 +53,20 @@ pub struct DbInfo {
     pub load_time: Duration,
     /// Heap bytes the reader retains (the whole database in `copy` mode; a few hundred otherwise).
     pub reader_heap_bytes: usize,
+    /// The database's identity for HTTP validators: its build epoch and the first 64 bits of
+    /// the BLAKE3 hash of its bytes, e.g. `5b3b2c20-9f86d081884c7d65`. Any change of the
+    /// database changes it, so every `/geo` ETag changes with it.
+    pub identity: String,
+}
+
+/// What `/geo/<ip>` answers are validated against: the database's identity and build date.
+/// Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub struct Validators {
+    /// [`DbInfo::identity`].
+    pub identity: Arc<str>,
+    /// The database's build time (`build_epoch`), the answers' `Last-Modified`.
+    pub built: SystemTime,
 }
 
 /// Why a database could not be loaded.
@@ -102,6 +116,46 @@ enum AnyReader {
 struct Loaded {
     reader: AnyReader,
     info: DbInfo,
+    validators: Validators,
+}
+
+impl Loaded {
+    fn new(reader: AnyReader, info: DbInfo) -> Self {
+        let validators = Validators {
+            identity: Arc::from(info.identity.as_str()),
+            built: UNIX_EPOCH + Duration::from_secs(info.build_epoch),
+        };
+        Loaded {
+            reader,
+            info,
+            validators,
+        }
+    }
+}
+
+/// One loaded database, held for the length of a request: its answers and its validators always
+/// belong together, even when the mmap mode swaps in a new file meanwhile.
+pub struct Snapshot(arc_swap::Guard<Arc<Loaded>>);
+
+impl Snapshot {
+    /// The validators of this database.
+    pub fn validators(&self) -> &Validators {
+        &self.0.validators
+    }
+
+    /// Looks `ip` up and renders the answer as JSON, or `None` when the database has no data
+    /// for it.
+    pub fn lookup(
+        &self,
+        ip: IpAddr,
+        language: Language,
+    ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
+        match &self.0.reader {
+            AnyReader::Embedded(reader) => answer::render(reader, ip, language),
+            AnyReader::Copied(reader) => answer::render(reader, ip, language),
+            AnyReader::Mapped(reader) => answer::render(reader, ip, language),
+        }
+    }
 }
 
 /// The database the server answers from.
@@ -126,17 +180,19 @@ impl std::fmt::Debug for GeoDb {
 impl GeoDb {
     /// Reads the embedded bytes in place. They were verified when the binary was built.
     pub fn embedded(bytes: &'static [u8], origin: &str) -> Result<Self, DbError> {
-        let (reader, info) = measure(DbMode::Embed, origin, bytes.len(), || {
+        let (reader, mut info) = measure(DbMode::Embed, origin, bytes.len(), || {
             Reader::from_source(bytes)
         })?;
+        info.identity = identity(info.build_epoch, bytes);
         Ok(Self::new(AnyReader::Embedded(reader), info, None))
     }
 
     /// Copies the embedded bytes to the heap first, as Go's `embed.FS.ReadFile` would.
     pub fn copied(bytes: &[u8], origin: &str) -> Result<Self, DbError> {
-        let (reader, info) = measure(DbMode::Copy, origin, bytes.len(), || {
+        let (reader, mut info) = measure(DbMode::Copy, origin, bytes.len(), || {
             Reader::from_source(bytes.to_vec())
         })?;
+        info.identity = identity(info.build_epoch, bytes);
         Ok(Self::new(AnyReader::Copied(reader), info, None))
     }
 
@@ -145,12 +201,13 @@ impl GeoDb {
         check_file(path)?;
         let origin = path.display().to_string();
         let size = file_size(path)?;
-        let (reader, info) = measure(DbMode::Copy, &origin, size, || {
+        let (reader, mut info) = measure(DbMode::Copy, &origin, size, || {
             std::fs::read(path)
                 .map_err(MaxMindDbError::from)
                 .and_then(Reader::from_source)
         })?;
         verify(&reader, &origin)?;
+        info.identity = file_identity(info.build_epoch, path)?;
         Ok(Self::new(AnyReader::Copied(reader), info, None))
     }
 
@@ -183,7 +240,7 @@ impl GeoDb {
 
     fn new(reader: AnyReader, info: DbInfo, path: Option<PathBuf>) -> Self {
         GeoDb {
-            current: ArcSwap::from_pointee(Loaded { reader, info }),
+            current: ArcSwap::from_pointee(Loaded::new(reader, info)),
             path,
         }
     }
@@ -194,10 +251,10 @@ impl GeoDb {
     pub fn reload(&self) -> Result<DbInfo, DbError> {
         let path = self.path.as_deref().ok_or(DbError::NotReloadable)?;
         let (reader, info) = map(path)?;
-        self.current.store(Arc::new(Loaded {
-            reader: AnyReader::Mapped(reader),
-            info: info.clone(),
-        }));
+        self.current.store(Arc::new(Loaded::new(
+            AnyReader::Mapped(reader),
+            info.clone(),
+        )));
         Ok(info)
     }
 
@@ -211,6 +268,12 @@ impl GeoDb {
         self.current.load().info.clone()
     }
 
+    /// The database loaded now, for one request: its validators and lookups stay consistent
+    /// across a reload.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot(self.current.load())
+    }
+
     /// Looks `ip` up and renders the answer as JSON, or `None` when the database has no data for
     /// it (private, reserved, unknown).
     pub fn lookup(
@@ -218,12 +281,7 @@ impl GeoDb {
         ip: IpAddr,
         language: Language,
     ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
-        let loaded = self.current.load();
-        match &loaded.reader {
-            AnyReader::Embedded(reader) => answer::render(reader, ip, language),
-            AnyReader::Copied(reader) => answer::render(reader, ip, language),
-            AnyReader::Mapped(reader) => answer::render(reader, ip, language),
-        }
+        self.snapshot().lookup(ip, language)
     }
 }
 
@@ -249,7 +307,7 @@ fn map(path: &Path) -> Result<(Reader<Mmap>, DbInfo), DbError> {
     check_file(path)?;
     let origin = path.display().to_string();
     let size = file_size(path)?;
-    let (reader, info) = measure(DbMode::Mmap, &origin, size, || {
+    let (reader, mut info) = measure(DbMode::Mmap, &origin, size, || {
         // SAFETY: the map is read-only and lives as long as the reader. The remaining hazard, the
         // file being truncated or rewritten in place while mapped, is excluded by the contract
         // the caller of `GeoDb::mapped` (the only way to a GeoDb that maps, and so reloads)
@@ -257,7 +315,28 @@ fn map(path: &Path) -> Result<(Reader<Mmap>, DbInfo), DbError> {
         unsafe { Reader::open_mmap(path) }
     })?;
     verify(&reader, &origin)?;
+    info.identity = file_identity(info.build_epoch, path)?;
     Ok((reader, info))
+}
+
+/// [`identity`] of a file, streamed (a mapped database is never read into the heap).
+fn file_identity(build_epoch: u64, path: &Path) -> Result<String, DbError> {
+    let open_error = |source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(open_error)?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(file).map_err(open_error)?;
+    Ok(format!(
+        "{build_epoch:x}-{}",
+        &hasher.finalize().to_hex()[..16]
+    ))
+}
+
+/// `<build epoch in hex>-<first 64 bits of the BLAKE3 hash of the bytes>`.
+fn identity(build_epoch: u64, bytes: &[u8]) -> String {
+    format!("{build_epoch:x}-{}", &blake3::hash(bytes).to_hex()[..16])
 }
 
 fn verify<S: AsRef<[u8]>>(reader: &Reader<S>, origin: &str) -> Result<(), DbError> {
@@ -304,6 +383,7 @@ fn measure<S: AsRef<[u8]>>(
         size,
         load_time,
         reader_heap_bytes,
+        identity: String::new(),
     };
     Ok((reader, info))
 }

@@ -24,6 +24,9 @@ pub enum AppError {
     /// The database has no data for the address (private, reserved, unknown).
     #[error("address not found in the database")]
     NotFound,
+    /// The database has no data for the caller's own address (`/geo/me`), named in the answer.
+    #[error("address not found in the database")]
+    NotFoundAddress(std::net::IpAddr),
     /// An IPv6 address looked up in an IPv4-only database.
     #[error("{0}")]
     Unsupported(String),
@@ -36,13 +39,18 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let status = match &self {
             AppError::BadAddress(_) | AppError::BadLanguage(_) => StatusCode::BAD_REQUEST,
-            AppError::NotFound | AppError::Unsupported(_) => StatusCode::NOT_FOUND,
+            AppError::NotFound | AppError::NotFoundAddress(_) | AppError::Unsupported(_) => {
+                StatusCode::NOT_FOUND
+            }
             AppError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
                 StatusCode::INTERNAL_SERVER_ERROR
             }
         };
-        let body = serde_json::json!({ "error": self.to_string(), "status": status.as_u16() });
+        let mut body = serde_json::json!({ "error": self.to_string(), "status": status.as_u16() });
+        if let AppError::NotFoundAddress(ip) = &self {
+            body["ip"] = serde_json::Value::String(ip.to_string());
+        }
         (status, Json(body)).into_response()
     }
 }

@@ -81,6 +81,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     );
     let mut state = AppState::new(db);
     state.trust_proxy = args.trust_proxy;
+    state.geo_caching = geo_server::caching::GeoCaching::new(args.geo_max_age);
     let limits = Limits {
         header_read_timeout: Duration::from_secs(args.header_read_timeout),
         request_timeout: Duration::from_secs(args.request_timeout),

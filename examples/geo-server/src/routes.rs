@@ -11,13 +11,14 @@ use axum::routing::get;
 use axum::{Json, Router};
 use bindery::Catalog;
 use bindery::serve::ServeCatalog;
-use http::header::CONTENT_TYPE;
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use maxminddb::MaxMindDbError;
 
 use crate::address::{self, AddressError};
 use crate::answer::Language;
-use crate::db::GeoDb;
+use crate::caching::{self, GeoCaching, GeoTag, NO_CACHE, PRIVATE_NO_STORE};
+use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
 use crate::metrics::{Metrics, route_label};
 
@@ -41,6 +42,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Whether `/geo/me` believes `X-Forwarded-For` (only behind a proxy you run).
     pub trust_proxy: bool,
+    /// How long caches may keep `/geo/<ip>` answers.
+    pub geo_caching: GeoCaching,
 }
 
 impl AppState {
@@ -50,6 +53,7 @@ impl AppState {
             db: Arc::new(db),
             metrics: Arc::new(Metrics::default()),
             trust_proxy: false,
+            geo_caching: GeoCaching::default(),
         }
     }
 }
@@ -84,6 +88,7 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(openapi))
         .fallback_service(assets)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(caching::default_no_store))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .with_state(state)
 }
@@ -103,20 +108,55 @@ fn language(query: Result<Query<LangQuery>, QueryRejection>) -> Result<Language,
     }
 }
 
+/// `/geo/<ip>`: cacheable by anyone for `--geo-max-age`, validated by the database identity;
+/// a matching conditional gets 304 without a lookup.
 async fn geo_ip(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<LangQuery>, QueryRejection>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let Path(text) = path.map_err(|_| AddressError::Malformed)?;
     let ip = address::parse(&text)?;
-    lookup(&state, ip, language(query)?)
+    let language = language(query)?;
+    let snapshot = state.db.snapshot();
+    let tag = GeoTag::new(snapshot.validators(), language, ip);
+    let mut described = HeaderMap::new();
+    state.geo_caching.describe(&mut described, &tag);
+    if tag.is_not_modified(&headers) {
+        return Ok(caching::not_modified(described));
+    }
+    // A 404 for an address the database does not know is as cacheable as an answer: it
+    // changes only with the database.
+    let mut response = match lookup(&snapshot, ip, language) {
+        Ok(response) => response,
+        Err(error @ (AppError::NotFound | AppError::Unsupported(_))) => error.into_response(),
+        Err(error) => return Err(error),
+    };
+    response.headers_mut().extend(described);
+    Ok(response)
 }
 
+/// `/geo/me`: the caller's own address, so no shared cache may keep it, whatever the status.
 async fn geo_me(
     State(state): State<AppState>,
     query: Result<Query<LangQuery>, QueryRejection>,
     request: Request,
+) -> Response {
+    let mut response = match me(&state, query, &request) {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    };
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, PRIVATE_NO_STORE);
+    response
+}
+
+fn me(
+    state: &AppState,
+    query: Result<Query<LangQuery>, QueryRejection>,
+    request: &Request,
 ) -> Result<Response, AppError> {
     let language = language(query)?;
     let forwarded = state
@@ -130,7 +170,11 @@ async fn geo_me(
     let ip = forwarded
         .or(peer)
         .ok_or_else(|| AppError::Internal("no peer address on the connection".to_owned()))?;
-    lookup(&state, ip, language)
+    match lookup(&state.db.snapshot(), ip, language) {
+        // The caller learns which address was looked up, found or not.
+        Err(AppError::NotFound) => Err(AppError::NotFoundAddress(ip)),
+        other => other,
+    }
 }
 
 /// The address the trusted proxy saw: the right-most valid entry of `X-Forwarded-For` (entries
@@ -145,8 +189,8 @@ fn forwarded_for(headers: &HeaderMap) -> Option<IpAddr> {
         .next_back()
 }
 
-fn lookup(state: &AppState, ip: IpAddr, language: Language) -> Result<Response, AppError> {
-    match state.db.lookup(ip, language) {
+fn lookup(snapshot: &Snapshot, ip: IpAddr, language: Language) -> Result<Response, AppError> {
+    match snapshot.lookup(ip, language) {
         Ok(Some(json)) => Ok((
             [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
             json,
@@ -187,11 +231,26 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     )
 }
 
-async fn openapi() -> impl IntoResponse {
-    (
-        [(CONTENT_TYPE, "application/json")],
-        include_str!("openapi.json"),
-    )
+/// The API description: `no-cache` with a strong ETag of the document, so clients revalidate
+/// cheaply and see a new version at once.
+async fn openapi(headers: HeaderMap) -> Response {
+    const DOCUMENT: &str = include_str!("openapi.json");
+    static TAG: std::sync::OnceLock<HeaderValue> = std::sync::OnceLock::new();
+    let tag = TAG.get_or_init(|| {
+        let hash = blake3::hash(DOCUMENT.as_bytes()).to_hex();
+        HeaderValue::from_str(&format!("\"{}\"", &hash[..32]))
+            .unwrap_or(HeaderValue::from_static("\"\""))
+    });
+    let mut described = HeaderMap::new();
+    described.insert(CACHE_CONTROL, NO_CACHE);
+    described.insert(ETAG, tag.clone());
+    let etag = tag.to_str().unwrap_or_default();
+    if caching::is_not_modified(&headers, etag, std::time::SystemTime::UNIX_EPOCH) {
+        return caching::not_modified(described);
+    }
+    let mut response = ([(CONTENT_TYPE, "application/json")], DOCUMENT).into_response();
+    response.headers_mut().extend(described);
+    response
 }
 
 async fn method_not_allowed() -> Response {

@@ -5,6 +5,7 @@
 static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
 
 mod api;
+mod caching;
 mod databases;
 mod process;
 mod reload;

@@ -1,0 +1,175 @@
+//! How each answer may be cached (RFC 9111), so that replicas can sit behind a CDN or a caching
+//! proxy that carries most of the traffic:
+//!
+//! | route | `Cache-Control` | validators |
+//! | --- | --- | --- |
+//! | `/geo/<ip>`, 200 and 404 | `max-age=N` (`--geo-max-age`, one day by default): any cache may store it | strong `ETag` of the database identity, language and address; `Last-Modified` = the database's build date |
+//! | `/geo/me`, every status | `private, no-store`: it depends on the caller | none |
+//! | 400, 405, 500 | `no-store`: cheap to answer again, and never worth a cache slot | none |
+//! | `/healthz`, `/metrics` | `no-store`: always the live figures | none |
+//! | `/openapi.json` | `no-cache`: revalidated on each use | strong `ETag` of the document |
+//! | the SPA | bindery's `ServeCatalog` policy | `ETag` per representation |
+//!
+//! JSON answers are not content-coded, so they carry no `Vary`. After an mmap database swap the
+//! identity changes at once, and with it every `/geo` ETag. `public` is left out of the `/geo`
+//! answers: without `Authorization` (which the API never uses) `max-age` already lets shared
+//! caches store them, and REDbot flags the redundant directive. `/geo/me` keeps `private`
+//! beside `no-store` on purpose, for caches that honour only one of the two.
+
+use std::fmt::Write;
+use std::net::IpAddr;
+use std::time::SystemTime;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use http::header::{CACHE_CONTROL, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use http::{HeaderMap, HeaderValue, StatusCode};
+
+use crate::answer::Language;
+use crate::db::Validators;
+
+/// One day: a database is rebuilt weekly at the most often.
+pub const DEFAULT_GEO_MAX_AGE: u64 = 86_400;
+/// For answers no cache may keep.
+pub const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
+/// For answers that depend on the caller (`/geo/me`).
+pub const PRIVATE_NO_STORE: HeaderValue = HeaderValue::from_static("private, no-store");
+/// For answers a cache may keep but must revalidate (`/openapi.json`).
+pub const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+
+/// The `Cache-Control` of `/geo/<ip>` answers, computed once.
+///
+/// ```
+/// let policy = geo_server::caching::GeoCaching::new(3600);
+/// assert_eq!(policy.cache_control(), "max-age=3600");
+/// ```
+#[derive(Debug, Clone)]
+pub struct GeoCaching {
+    cache_control: HeaderValue,
+}
+
+impl GeoCaching {
+    /// Answers may be kept `max_age` seconds by any cache, browsers and shared ones alike.
+    pub fn new(max_age: u64) -> Self {
+        GeoCaching {
+            cache_control: HeaderValue::from_str(&format!("max-age={max_age}")).unwrap_or(NO_CACHE),
+        }
+    }
+
+    /// The header value.
+    pub fn cache_control(&self) -> &HeaderValue {
+        &self.cache_control
+    }
+
+    /// The validators and `Cache-Control` of a `/geo/<ip>` answer, added to `headers`.
+    pub fn describe(&self, headers: &mut HeaderMap, tag: &GeoTag) {
+        headers.insert(CACHE_CONTROL, self.cache_control.clone());
+        headers.insert(ETAG, tag.etag.clone());
+        headers.insert(LAST_MODIFIED, tag.last_modified.clone());
+    }
+}
+
+impl Default for GeoCaching {
+    fn default() -> Self {
+        GeoCaching::new(DEFAULT_GEO_MAX_AGE)
+    }
+}
+
+/// The validators of one `/geo/<ip>` answer.
+#[derive(Debug, Clone)]
+pub struct GeoTag {
+    etag: HeaderValue,
+    built: SystemTime,
+    last_modified: HeaderValue,
+}
+
+impl GeoTag {
+    /// `"<database identity>.<language>.<address>"`: it changes whenever the database, the
+    /// language or the address does, and names one representation (the JSON is never encoded).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use geo_server::answer::Language;
+    /// use geo_server::caching::GeoTag;
+    /// use geo_server::db::Validators;
+    ///
+    /// let validators = Validators { identity: Arc::from("5b3b-9f86d081884c7d65"), built: UNIX_EPOCH + Duration::from_secs(1_530_653_216) };
+    /// let tag = GeoTag::new(&validators, Language::German, "8.8.8.8".parse().unwrap());
+    /// assert_eq!(tag.etag(), "\"5b3b-9f86d081884c7d65.de.8.8.8.8\"");
+    /// assert_eq!(tag.last_modified(), "Tue, 03 Jul 2018 21:26:56 GMT");
+    /// ```
+    pub fn new(validators: &Validators, language: Language, ip: IpAddr) -> Self {
+        let mut text = String::with_capacity(64);
+        let _ = write!(text, "\"{}.{}.{ip}\"", validators.identity, language.code());
+        GeoTag {
+            etag: HeaderValue::from_str(&text).unwrap_or(HeaderValue::from_static("\"\"")),
+            built: validators.built,
+            last_modified: HeaderValue::from_str(&httpdate::fmt_http_date(validators.built))
+                .unwrap_or(HeaderValue::from_static("Thu, 01 Jan 1970 00:00:00 GMT")),
+        }
+    }
+
+    /// The `ETag` value.
+    pub fn etag(&self) -> &str {
+        self.etag.to_str().unwrap_or_default()
+    }
+
+    /// The `Last-Modified` value.
+    pub fn last_modified(&self) -> &str {
+        self.last_modified.to_str().unwrap_or_default()
+    }
+
+    /// Whether the request's conditionals let it be answered with 304 (RFC 9110 §13.2.2):
+    /// `If-None-Match` decides when present (weak comparison, `*` matches); otherwise
+    /// `If-Modified-Since` at or after the database's build date.
+    pub fn is_not_modified(&self, headers: &HeaderMap) -> bool {
+        is_not_modified(headers, self.etag(), self.built)
+    }
+}
+
+/// See [`GeoTag::is_not_modified`]; `etag` is the quoted strong tag of the current answer.
+pub fn is_not_modified(headers: &HeaderMap, etag: &str, modified: SystemTime) -> bool {
+    let mut if_none_match = headers.get_all(IF_NONE_MATCH).iter().peekable();
+    if if_none_match.peek().is_some() {
+        let opaque = etag.trim_start_matches("W/");
+        return if_none_match
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|list| list.split(','))
+            .map(str::trim)
+            .any(|tag| tag == "*" || tag.trim_start_matches("W/") == opaque);
+    }
+    headers
+        .get(IF_MODIFIED_SINCE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| httpdate::parse_http_date(text).ok())
+        .is_some_and(|since| {
+            // HTTP dates have whole seconds.
+            let whole = |time: SystemTime| {
+                time.duration_since(SystemTime::UNIX_EPOCH)
+                    .map(|since| since.as_secs())
+                    .unwrap_or(0)
+            };
+            whole(modified) <= whole(since)
+        })
+}
+
+/// A 304 carrying the headers a 200 would have for caches to update (RFC 9110 §15.4.5).
+pub fn not_modified(headers: HeaderMap) -> Response {
+    let mut response = Response::new(axum::body::Body::empty());
+    *response.status_mut() = StatusCode::NOT_MODIFIED;
+    *response.headers_mut() = headers;
+    response
+}
+
+/// Gives every answer that has not chosen a `Cache-Control` of its own `no-store`: errors,
+/// `/healthz`, `/metrics`. Caches then never keep what was not meant for them.
+pub async fn default_no_store(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .entry(CACHE_CONTROL)
+        .or_insert(NO_STORE);
+    response
+}
