@@ -1,9 +1,11 @@
 //! `cargo xtask ci`: the one command that runs every check, on a fresh machine as on CI.
 //!
-//! It installs what the tests need (Debian's chromium for the browser test, the npm packages,
-//! cargo-nextest, cargo-fuzz), then runs fmt, clippy, doc tests, the browser test, every fuzz
-//! target for a few seconds, and every other test with nextest last, so the run closes on the
-//! total.
+//! It installs what the tests need (Debian's chromium, brotli and zstd; nginx and wrk for the
+//! proxy test; the npm packages; REDbot in a venv; cargo-nextest, cargo-fuzz), then runs fmt,
+//! clippy, the generated modules' freshness, `cargo package` of the published crates, doc
+//! tests, the browser test, REDbot over the geo server, two replicas behind a caching nginx,
+//! every fuzz target for a few seconds, and every other test with nextest last, so the run
+//! closes on the total.
 
 use std::process::Command;
 
@@ -100,6 +102,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .env("CHROMIUM", CHROMIUM)
             .env("GEO_SERVER_BIN", "target/debug/geo-server"),
     )?;
+    crate::lint_http::run(&crate::lint_http::Args {
+        binary: Some("target/debug/geo-server".into()),
+    })?;
+    crate::scale::run(&crate::scale::Args { quick: true })?;
     crate::fuzz::run(&crate::fuzz::Args {
         seconds: 5,
         target: None,

@@ -9,7 +9,9 @@ mod ci;
 mod embed;
 mod fuzz;
 mod geodb;
+mod lint_http;
 mod process;
+mod scale;
 mod soak;
 
 use std::process::ExitCode;
@@ -42,6 +44,10 @@ enum Task {
     Fuzz(fuzz::Args),
     /// Mixed load on the release geo-server, DB replaced during it: no 5xx, no leak (--quick: 20 s).
     Soak(soak::Args),
+    /// Lint the geo server's answers with REDbot (installed in a venv): no BAD or WARN note.
+    LintHttp(lint_http::Args),
+    /// Two replicas behind a caching nginx on loopback: bodies, privacy, origin load (--quick: CI).
+    Scale(scale::Args),
     /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
     Geodb(geodb::Args),
 }
@@ -59,6 +65,8 @@ fn main() -> ExitCode {
         Task::Embed(args) => return embed::run(args),
         Task::Ci(args) => ci::run(&args),
         Task::Geodb(args) => geodb::run(&args),
+        Task::LintHttp(args) => lint_http::run(&args),
+        Task::Scale(args) => scale::run(&args),
         Task::Fuzz(args) => fuzz::run(&args),
         Task::Soak(args) => soak::run(&args),
         Task::BenchMemory(args) => bench_memory::run(&args),

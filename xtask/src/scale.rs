@@ -1,0 +1,454 @@
+//! `cargo xtask scale`: two geo-server replicas behind a real caching proxy (Debian's nginx,
+//! round robin, `proxy_cache`), all on loopback, driven by a bounded mix of clients from
+//! distinct 127.0.0.x addresses. It checks that every body is right for its client through the
+//! cache (gzip and identity), that `/geo/me` never answers another client's address, that the
+//! origins see at most one request per cache key plus revalidations, and that a revalidation
+//! after expiry is a 304 from the origin; then prints requests, hit ratio, origin requests per
+//! replica and req/s through the proxy against one replica direct. `--quick` (run by `xtask
+//! ci`): the debug server and 2 s of load.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail, ensure};
+
+use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk};
+
+/// Flags of `cargo xtask scale`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The debug server and 2 s of load (for CI).
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// Seconds caches may keep `/geo` answers in this run: short, so expiry can be observed.
+const MAX_AGE: u64 = 2;
+
+/// Addresses asked through the proxy, each several times from several clients.
+const ADDRESSES: [&str; 8] = [
+    "8.8.8.8",
+    "81.2.69.160",
+    "1.1.1.1",
+    "62.14.64.1",
+    "2001:4860:4860::8888",
+    "10.0.0.1",
+    "89.160.20.112",
+    "175.16.199.1",
+];
+
+const ASSETS: [(&str, &str); 5] = [
+    ("/", "index.html"),
+    ("/app.js", "app.js"),
+    ("/style.css", "style.css"),
+    ("/world.svg", "world.svg"),
+    ("/favicon.svg", "favicon.svg"),
+];
+
+/// A response as a client saw it.
+struct Reply {
+    status: u16,
+    headers: BTreeMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).map_or("", String::as_str)
+    }
+}
+
+/// One HTTP/1.0 GET from `source` (a 127.0.0.x address), read to the end.
+fn get(
+    proxy: SocketAddr,
+    source: Ipv4Addr,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> anyhow::Result<Reply> {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    socket.bind(&SocketAddr::new(IpAddr::V4(source), 0).into())?;
+    socket.connect_timeout(&proxy.into(), Duration::from_secs(5))?;
+    let mut stream: TcpStream = socket.into();
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut request = format!("GET {path} HTTP/1.0\r\nHost: bindery.test\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .context("no end of headers")?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|code| code.parse().ok())
+        .context("no status line")?;
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    Ok(Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    })
+}
+
+/// A free loopback port (bound, then released for nginx).
+fn free_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// A replica on a free port; its address from the "listening" log line.
+fn start_replica(binary: &Path) -> anyhow::Result<(Child, SocketAddr)> {
+    let mut child = Command::new(binary)
+        .args([
+            "--addr",
+            "127.0.0.1:0",
+            "--trust-proxy",
+            "--log",
+            "warn,geo_server=info",
+        ])
+        .args(["--geo-max-age", &MAX_AGE.to_string()])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot start {}", binary.display()))?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let address = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.split_whitespace()
+                .find_map(|word| word.strip_prefix("addr=").map(str::to_owned))
+        })
+        .context("the replica did not say where it listens")?;
+    Ok((child, address.parse()?))
+}
+
+fn nginx_config(dir: &Path, port: u16, replicas: &[SocketAddr]) -> String {
+    let servers: String = replicas
+        .iter()
+        .map(|replica| format!("        server {replica};\n"))
+        .collect();
+    let dir = dir.display();
+    format!(
+        "user root;\nworker_processes 1;\ndaemon off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log warn;\n\
+         events {{ worker_connections 256; }}\n\
+         http {{\n    access_log off;\n\
+             client_body_temp_path {dir}/body;\n    proxy_temp_path {dir}/proxy;\n\
+             fastcgi_temp_path {dir}/fastcgi;\n    uwsgi_temp_path {dir}/uwsgi;\n    scgi_temp_path {dir}/scgi;\n\
+             proxy_cache_path {dir}/cache keys_zone=geo:10m;\n\
+             upstream replicas {{\n{servers}        keepalive 16;\n    }}\n\
+             server {{\n        listen 127.0.0.1:{port};\n\
+                 location / {{\n\
+                     proxy_pass http://replicas;\n\
+                     proxy_http_version 1.1;\n\
+                     proxy_set_header Connection \"\";\n\
+                     # The proxy's own view of the client, never what the client claims.\n\
+                     proxy_set_header X-Forwarded-For $remote_addr;\n\
+                     proxy_cache geo;\n\
+                     proxy_cache_revalidate on;\n\
+                     add_header X-Cache-Status $upstream_cache_status always;\n\
+                 }}\n\
+             }}\n}}\n"
+    )
+}
+
+/// `geo_http_requests_total` of a replica, by (route, status).
+fn origin_counts(replica: SocketAddr) -> anyhow::Result<BTreeMap<(String, String), u64>> {
+    let reply = get(replica, Ipv4Addr::LOCALHOST, "/metrics", &[])?;
+    let text = String::from_utf8_lossy(&reply.body).into_owned();
+    Ok(text
+        .lines()
+        .filter_map(|line| line.strip_prefix("geo_http_requests_total{route=\""))
+        .filter_map(|rest| {
+            let (route, rest) = rest.split_once("\",status=\"")?;
+            let (status, count) = rest.split_once("\"} ")?;
+            Some((
+                (route.to_owned(), status.to_owned()),
+                count.trim().parse().ok()?,
+            ))
+        })
+        .collect())
+}
+
+fn count_of(counts: &[BTreeMap<(String, String), u64>], route: &str, statuses: &[&str]) -> u64 {
+    counts
+        .iter()
+        .flat_map(|counts| counts.iter())
+        .filter(|((counted_route, status), _)| {
+            counted_route == route && statuses.contains(&status.as_str())
+        })
+        .map(|(_, count)| count)
+        .sum()
+}
+
+fn gunzip(bytes: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Runs the scenario; fails on the first broken promise.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    apt_install(&[("nginx", "/usr/sbin/nginx")])?;
+    ensure_wrk()?;
+    let binary: PathBuf = if args.quick {
+        cargo(&["build", "--quiet", "--package", "geo-server"])?;
+        "target/debug/geo-server".into()
+    } else {
+        build_release_binary("geo-server", "geo-server")?;
+        "target/release/geo-server".into()
+    };
+    let dir = tempfile::tempdir()?;
+    let mut children = Vec::new();
+    let result = (|| {
+        let (first, first_address) = start_replica(&binary)?;
+        children.push(first);
+        let (second, second_address) = start_replica(&binary)?;
+        children.push(second);
+        let replicas = [first_address, second_address];
+        let port = free_port()?;
+        let config = dir.path().join("nginx.conf");
+        std::fs::write(&config, nginx_config(dir.path(), port, &replicas))?;
+        let nginx = Command::new("/usr/sbin/nginx")
+            .arg("-c")
+            .arg(&config)
+            .arg("-p")
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("cannot start nginx")?;
+        children.push(nginx);
+        let proxy: SocketAddr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        while TcpStream::connect(proxy).is_err() {
+            ensure!(
+                started.elapsed() < Duration::from_secs(10),
+                "nginx did not listen: {}",
+                std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        scenario(proxy, &replicas, args.quick)
+    })();
+    for mut child in children {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+    }
+    result
+}
+
+/// Requests sent through the proxy, and how many it answered from its cache.
+#[derive(Debug, Default)]
+struct Tally {
+    requests: u64,
+    hits: u64,
+}
+
+impl Tally {
+    fn record(&mut self, reply: &Reply) {
+        self.requests += 1;
+        if reply.header("x-cache-status") == "HIT" {
+            self.hits += 1;
+        }
+    }
+}
+
+fn client(index: u8) -> Ipv4Addr {
+    Ipv4Addr::new(127, 0, 0, 10 + index)
+}
+
+fn scenario(proxy: SocketAddr, replicas: &[SocketAddr], quick: bool) -> anyhow::Result<()> {
+    let spa = Path::new("assets/spa");
+    let mut tally = Tally::default();
+
+    // The SPA, by gzip and identity clients alternately, through the cache.
+    for round in 0..4u8 {
+        for (path, file) in ASSETS {
+            let on_disk = std::fs::read(spa.join(file))?;
+            let takes_gzip = round % 2 == 0;
+            let headers: &[(&str, &str)] = if takes_gzip {
+                &[("Accept-Encoding", "gzip")]
+            } else {
+                &[]
+            };
+            let reply = get(proxy, client(round), path, headers)?;
+            tally.record(&reply);
+            ensure!(reply.status == 200, "{path}: status {}", reply.status);
+            let encoding = reply.header("content-encoding");
+            if takes_gzip && encoding == "gzip" {
+                ensure!(gunzip(&reply.body)? == on_disk, "{path}: gzip body differs");
+            } else {
+                ensure!(
+                    encoding.is_empty(),
+                    "{path}: a client without gzip got {encoding}"
+                );
+                ensure!(reply.body == on_disk, "{path}: identity body differs");
+            }
+        }
+        // A deep link of the app, as a browser navigates to it.
+        let reply = get(
+            proxy,
+            client(round),
+            "/lookup/8.8.8.8",
+            &[("Accept", "text/html")],
+        )?;
+        tally.record(&reply);
+        ensure!(
+            reply.body == std::fs::read(spa.join("index.html"))?,
+            "deep link body"
+        );
+    }
+
+    // /geo/<ip>: every address from five clients.
+    let geo_requests = (ADDRESSES.len() * 5) as u64;
+    let hits_before_geo = tally.hits;
+    for round in 0..5u8 {
+        for address in ADDRESSES {
+            let reply = get(proxy, client(round), &format!("/geo/{address}"), &[])?;
+            tally.record(&reply);
+            ensure!(
+                matches!(reply.status, 200 | 404),
+                "/geo/{address}: {}",
+                reply.status
+            );
+            if reply.status == 200 {
+                let json: serde_json::Value = serde_json::from_slice(&reply.body)?;
+                ensure!(
+                    json["ip"] == address,
+                    "/geo/{address} answered {}",
+                    json["ip"]
+                );
+            }
+        }
+    }
+
+    // /geo/me from distinct addresses: each sees its own, never another's, never a cached one.
+    for repeat in 0..3 {
+        for index in 0..5u8 {
+            let source = client(index);
+            let reply = get(proxy, source, "/geo/me", &[])?;
+            tally.record(&reply);
+            let json: serde_json::Value = serde_json::from_slice(&reply.body)
+                .with_context(|| format!("/geo/me from {source}: not JSON"))?;
+            ensure!(
+                json["ip"] == source.to_string(),
+                "/geo/me from {source} (round {repeat}) answered {}",
+                json["ip"]
+            );
+            ensure!(
+                reply.header("x-cache-status") != "HIT",
+                "/geo/me was cached"
+            );
+        }
+    }
+
+    let geo_hits = tally.hits - hits_before_geo;
+    let counts: Vec<_> = replicas
+        .iter()
+        .map(|replica| origin_counts(*replica))
+        .collect::<Result<_, _>>()?;
+    let geo_origin = count_of(&counts, "/geo/:ip", &["200", "404"]);
+    ensure!(
+        geo_origin <= ADDRESSES.len() as u64,
+        "the origins answered /geo/<ip> {geo_origin} times for {} cache keys",
+        ADDRESSES.len()
+    );
+    let me_origin = count_of(&counts, "/geo/me", &["200", "404"]);
+    ensure!(
+        me_origin == 15,
+        "every /geo/me reached an origin ({me_origin} of 15)"
+    );
+
+    // After expiry the proxy revalidates, and the origin answers 304.
+    // nginx counts freshness in whole seconds of its cached clock: wait well past the max-age.
+    std::thread::sleep(Duration::from_secs(MAX_AGE * 3));
+    let revalidated = get(proxy, client(0), "/geo/8.8.8.8", &[])?;
+    tally.record(&revalidated);
+    ensure!(
+        revalidated.status == 200,
+        "revalidated answer: {}",
+        revalidated.status
+    );
+    ensure!(
+        revalidated.header("x-cache-status") == "REVALIDATED",
+        "expected a revalidation, the proxy said {}: {:?}",
+        revalidated.header("x-cache-status"),
+        revalidated.headers
+    );
+    let after: Vec<_> = replicas
+        .iter()
+        .map(|replica| origin_counts(*replica))
+        .collect::<Result<_, _>>()?;
+    ensure!(
+        count_of(&after, "/geo/:ip", &["304"]) == count_of(&counts, "/geo/:ip", &["304"]) + 1,
+        "the revalidation was not a 304 from the origin"
+    );
+    ensure!(
+        count_of(&after, "/geo/:ip", &["200", "404"]) == geo_origin,
+        "the revalidation fetched the answer again"
+    );
+
+    // Throughput: a cached answer through the proxy against one replica directly.
+    let seconds = if quick { 2 } else { 10 };
+    let through_proxy = wrk(proxy, seconds)?;
+    let direct = wrk(replicas[0], seconds)?;
+    let per_replica: Vec<u64> = after
+        .iter()
+        .map(|counts| {
+            counts
+                .iter()
+                .filter(|((route, _), _)| route != "/metrics")
+                .map(|(_, count)| count)
+                .sum()
+        })
+        .collect();
+    let table = format!(
+        "Two geo-server replicas behind nginx `proxy_cache` (round robin), clients on 127.0.0.10-14, `--geo-max-age {MAX_AGE}`.\n\n\
+         | requests through the proxy | cache hits (all) | `/geo/<ip>` hit ratio | origin requests, replica 1 | replica 2 | `/geo/<ip>` at the origins | req/s through the proxy | req/s one replica direct |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n\
+         | {} | {} | {:.0}% ({geo_hits} of {geo_requests}) | {} | {} | {geo_origin} for {} keys + 1 revalidation (304) | {through_proxy:.0} | {direct:.0} |\n\n\
+         The SPA's files are `no-cache` (not fingerprinted), which nginx does not store: they reach an origin every time; \
+         `/geo/me` is `private, no-store` and reaches an origin every time, as it must.\n",
+        tally.requests,
+        tally.hits,
+        100.0 * geo_hits as f64 / geo_requests as f64,
+        per_replica.first().copied().unwrap_or(0),
+        per_replica.get(1).copied().unwrap_or(0),
+        ADDRESSES.len(),
+    );
+    println!("{table}");
+    std::fs::create_dir_all("target/bench")?;
+    std::fs::write("target/bench/scale.md", &table)?;
+    Ok(())
+}
+
+/// req/s of `GET /geo/8.8.8.8` at `target` for `seconds`.
+fn wrk(target: SocketAddr, seconds: u32) -> anyhow::Result<f64> {
+    let output = Command::new("wrk")
+        .args(["--latency", "-t1", "-c16"])
+        .arg(format!("-d{seconds}s"))
+        .arg(format!("http://{target}/geo/8.8.8.8"))
+        .output()
+        .context("cannot run wrk")?;
+    if !output.status.success() {
+        bail!("wrk failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(crate::bench_http::parse_wrk(&String::from_utf8_lossy(&output.stdout))?.requests_per_second)
+}
