@@ -121,6 +121,21 @@ fn main() {
     println!("cargo::rustc-env=GEODB_PATH={}", chosen.display());
     println!("cargo::rustc-env=GEODB_ORIGIN={origin}");
     println!("cargo::rustc-env=GEODB_SAMPLE_PATH={}", sample.display());
+    // Hashed here, once per database, so the server knows its identity without reading all of
+    // its pages at start.
+    println!("cargo::rustc-env=GEODB_BLAKE3={}", blake3_of(&chosen));
+    println!(
+        "cargo::rustc-env=GEODB_SAMPLE_BLAKE3={}",
+        blake3_of(&sample)
+    );
+}
+
+fn blake3_of(path: &Path) -> String {
+    let mut hasher = blake3::Hasher::new();
+    std::fs::File::open(path)
+        .and_then(|file| hasher.update_reader(file).map(|_| ()))
+        .unwrap_or_else(|error| fail(&format!("cannot hash {}: {error}", path.display())));
+    hasher.finalize().to_hex().to_string()
 }
 
 fn fail(message: &str) -> ! {

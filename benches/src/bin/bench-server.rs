@@ -35,8 +35,10 @@ fn main() -> anyhow::Result<()> {
     let db = match (args.geodb_mode, &args.geodb) {
         // SAFETY: the bench database file is never modified while the server runs.
         (DbMode::Mmap, Some(path)) => unsafe { GeoDb::mapped(path) }?,
-        (DbMode::Copy, _) => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
-        _ => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
+        (DbMode::Copy, _) => {
+            GeoDb::copied_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?
+        }
+        _ => GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?,
     };
     let state = AppState::new(db);
     let router = app(state)

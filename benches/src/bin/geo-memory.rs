@@ -50,8 +50,12 @@ fn addresses(count: u32) -> impl Iterator<Item = IpAddr> {
 
 fn create(args: &Args, file: &std::path::Path) -> anyhow::Result<GeoDb> {
     Ok(match args.mode {
-        DbMode::Embed => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
-        DbMode::Copy => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
+        DbMode::Embed => {
+            GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?
+        }
+        DbMode::Copy => {
+            GeoDb::copied_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?
+        }
         // SAFETY: the measured database file is never modified while this process runs.
         DbMode::Mmap => unsafe { GeoDb::mapped(file) }?,
     })

@@ -178,21 +178,43 @@ impl std::fmt::Debug for GeoDb {
 }
 
 impl GeoDb {
-    /// Reads the embedded bytes in place. They were verified when the binary was built.
+    /// Reads the embedded bytes in place. They were verified when the binary was built. Their
+    /// identity is hashed here, which reads every page: a binary that embeds its database
+    /// passes the hash made at build time to [`embedded_with_hash`](Self::embedded_with_hash).
     pub fn embedded(bytes: &'static [u8], origin: &str) -> Result<Self, DbError> {
+        Self::embedded_with_hash(bytes, origin, blake3::hash(bytes).to_hex().as_str())
+    }
+
+    /// Like [`embedded`](Self::embedded), with the bytes' BLAKE3 hash (hex) known already
+    /// (`geodb::DATABASE_BLAKE3`), so start-up touches no page the lookups do not need.
+    ///
+    /// ```
+    /// let db = geo_server::db::GeoDb::embedded_with_hash(geodb::SAMPLE, "sample", geodb::SAMPLE_BLAKE3).unwrap();
+    /// assert!(db.info().identity.ends_with(&geodb::SAMPLE_BLAKE3[..16]));
+    /// ```
+    pub fn embedded_with_hash(
+        bytes: &'static [u8],
+        origin: &str,
+        blake3_hex: &str,
+    ) -> Result<Self, DbError> {
         let (reader, mut info) = measure(DbMode::Embed, origin, bytes.len(), || {
             Reader::from_source(bytes)
         })?;
-        info.identity = identity(info.build_epoch, bytes);
+        info.identity = identity(info.build_epoch, blake3_hex);
         Ok(Self::new(AnyReader::Embedded(reader), info, None))
     }
 
     /// Copies the embedded bytes to the heap first, as Go's `embed.FS.ReadFile` would.
     pub fn copied(bytes: &[u8], origin: &str) -> Result<Self, DbError> {
+        Self::copied_with_hash(bytes, origin, blake3::hash(bytes).to_hex().as_str())
+    }
+
+    /// Like [`copied`](Self::copied), with the bytes' BLAKE3 hash (hex) known already.
+    pub fn copied_with_hash(bytes: &[u8], origin: &str, blake3_hex: &str) -> Result<Self, DbError> {
         let (reader, mut info) = measure(DbMode::Copy, origin, bytes.len(), || {
             Reader::from_source(bytes.to_vec())
         })?;
-        info.identity = identity(info.build_epoch, bytes);
+        info.identity = identity(info.build_epoch, blake3_hex);
         Ok(Self::new(AnyReader::Copied(reader), info, None))
     }
 
@@ -328,15 +350,15 @@ fn file_identity(build_epoch: u64, path: &Path) -> Result<String, DbError> {
     let file = std::fs::File::open(path).map_err(open_error)?;
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(file).map_err(open_error)?;
-    Ok(format!(
-        "{build_epoch:x}-{}",
-        &hasher.finalize().to_hex()[..16]
-    ))
+    Ok(identity(build_epoch, hasher.finalize().to_hex().as_str()))
 }
 
 /// `<build epoch in hex>-<first 64 bits of the BLAKE3 hash of the bytes>`.
-fn identity(build_epoch: u64, bytes: &[u8]) -> String {
-    format!("{build_epoch:x}-{}", &blake3::hash(bytes).to_hex()[..16])
+fn identity(build_epoch: u64, blake3_hex: &str) -> String {
+    format!(
+        "{build_epoch:x}-{}",
+        blake3_hex.get(..16).unwrap_or(blake3_hex)
+    )
 }
 
 fn verify<S: AsRef<[u8]>>(reader: &Reader<S>, origin: &str) -> Result<(), DbError> {

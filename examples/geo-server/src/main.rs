@@ -49,8 +49,12 @@ fn check_usage(args: Args) -> Result<Args, clap::Error> {
 
 fn load(args: &Args) -> anyhow::Result<GeoDb> {
     let db = match (args.geodb_mode, &args.geodb) {
-        (DbMode::Embed, _) => GeoDb::embedded(geodb::DATABASE, geodb::ORIGIN)?,
-        (DbMode::Copy, None) => GeoDb::copied(geodb::DATABASE, geodb::ORIGIN)?,
+        (DbMode::Embed, _) => {
+            GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?
+        }
+        (DbMode::Copy, None) => {
+            GeoDb::copied_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?
+        }
         (DbMode::Copy, Some(path)) => GeoDb::copied_from_file(path)?,
         // SAFETY: `--geodb` is documented (README, --help) as replaced only by an atomic
         // rename, never written in place, while the server runs.

@@ -23,3 +23,14 @@ pub const ORIGIN: &str = env!("GEODB_ORIGIN");
 
 /// The sample City database built from `assets/geo/sample-city.json` (IPv4 and IPv6).
 pub static SAMPLE: &[u8] = include_bytes!(env!("GEODB_SAMPLE_PATH"));
+
+/// The BLAKE3 hash of [`DATABASE`], in hex, computed when it was embedded: the server's
+/// identity for its HTTP validators, known without reading the database's pages.
+///
+/// ```
+/// assert_eq!(geodb::DATABASE_BLAKE3, blake3::hash(geodb::DATABASE).to_hex().as_str());
+/// ```
+pub const DATABASE_BLAKE3: &str = env!("GEODB_BLAKE3");
+
+/// The BLAKE3 hash of [`SAMPLE`], in hex.
+pub const SAMPLE_BLAKE3: &str = env!("GEODB_SAMPLE_BLAKE3");
