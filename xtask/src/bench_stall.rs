@@ -5,10 +5,10 @@
 
 use std::process::{Command, Stdio};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
 use crate::bench_http::{Sample, parse_wrk};
-use crate::process::{build_release_binary, ensure_wrk};
+use crate::process::{build_release_binary, ensure_wrk, spawn_server};
 
 /// Flags of `cargo xtask bench-stall`.
 #[derive(Debug, clap::Args)]
@@ -87,21 +87,8 @@ fn wrk(address: &str, path: &str, connections: u32, seconds: u32) -> Command {
 
 /// One run: a fresh server, the large and the small load at once; their samples.
 fn measure(large: &str, seconds: u32) -> anyhow::Result<(Sample, Sample)> {
-    let mut server = Command::new("taskset")
-        .args(["-c", "0", SERVER])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot start bench-server")?;
+    let (mut server, address) = spawn_server(Command::new("taskset").args(["-c", "0", SERVER]))?;
     let result = (|| {
-        let stdout = server.stdout.take().context("stdout")?;
-        let mut line = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
-        let address = line
-            .trim()
-            .strip_prefix("listening addr=")
-            .context("bench-server did not say where it listens")?
-            .to_owned();
         let large_load = wrk(&address, large, 2, seconds).spawn()?;
         let small_load = wrk(&address, SMALL, 16, seconds).spawn()?;
         let small = small_load.wait_with_output()?;

@@ -2,13 +2,12 @@
 //! `target/`), checks what the geo server sends for the API and every asset of the SPA; any
 //! BAD or WARN note fails the task. Run by `xtask ci`.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{Context, bail};
 
-use crate::process::{cargo, run_command};
+use crate::process::{cargo, run_command, spawn_server};
 
 /// Flags of `cargo xtask lint-http`.
 #[derive(Debug, clap::Args)]
@@ -53,23 +52,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "target/debug/geo-server".into()
         }
     };
-    let mut server = Command::new(&binary)
-        .args(["--addr", "127.0.0.1:0"])
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("cannot start {}", binary.display()))?;
+    let (mut server, address) = spawn_server(
+        Command::new(&binary)
+            .args(["--addr", "127.0.0.1:0"])
+            .env("NO_COLOR", "1"),
+    )?;
     let result = (|| {
-        let stdout = server.stdout.take().context("stdout")?;
-        let address = BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .find_map(|line| {
-                line.split_whitespace()
-                    .find_map(|word| word.strip_prefix("addr=").map(str::to_owned))
-            })
-            .context("geo-server did not say where it listens")?;
         let mut failures = Vec::new();
         for path in PATHS {
             let url = format!("http://{address}{path}");

@@ -98,6 +98,37 @@ pub fn ensure_wrk() -> anyhow::Result<()> {
     apt_install(&[("wrk", "/usr/bin/wrk")])
 }
 
+/// Starts a server that logs `addr=<address>` on stdout when it listens (geo-server,
+/// bench-server), and returns it with that address. Its stdout is read up to that line; the
+/// rest is left unread.
+pub fn spawn_server(command: &mut Command) -> anyhow::Result<(std::process::Child, String)> {
+    use std::io::BufRead;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot start {}", command.get_program().to_string_lossy()))?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let address = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.split_whitespace()
+                .find_map(|word| word.strip_prefix("addr=").map(str::to_owned))
+        });
+    match address {
+        Some(address) => Ok((child, address)),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!(
+                "{} did not say where it listens",
+                command.get_program().to_string_lossy()
+            )
+        }
+    }
+}
+
 /// User plus system CPU time of a process, in clock ticks (USER_HZ, 100 per second on Linux).
 pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;

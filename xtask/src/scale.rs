@@ -8,7 +8,7 @@
 //! ci`): the debug server and 2 s of load.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 
-use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk};
+use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk, spawn_server};
 
 /// Flags of `cargo xtask scale`.
 #[derive(Debug, clap::Args)]
@@ -111,29 +111,13 @@ fn free_port() -> anyhow::Result<u16> {
 
 /// A replica on a free port; its address from the "listening" log line.
 fn start_replica(binary: &Path) -> anyhow::Result<(Child, SocketAddr)> {
-    let mut child = Command::new(binary)
-        .args([
-            "--addr",
-            "127.0.0.1:0",
-            "--trust-proxy",
-            "--log",
-            "warn,geo_server=info",
-        ])
-        .args(["--geo-max-age", &MAX_AGE.to_string()])
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("cannot start {}", binary.display()))?;
-    let stdout = child.stdout.take().context("stdout")?;
-    let address = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|line| {
-            line.split_whitespace()
-                .find_map(|word| word.strip_prefix("addr=").map(str::to_owned))
-        })
-        .context("the replica did not say where it listens")?;
+    let (child, address) = spawn_server(
+        Command::new(binary)
+            .args(["--addr", "127.0.0.1:0", "--trust-proxy"])
+            .args(["--log", "warn,geo_server=info"])
+            .args(["--geo-max-age", &MAX_AGE.to_string()])
+            .env("NO_COLOR", "1"),
+    )?;
     Ok((child, address.parse()?))
 }
 

@@ -1,15 +1,14 @@
 //! One measurement: start `bench-server` pinned to core 0, run wrk pinned to core 1, read the
 //! server's CPU time and peak RSS from `/proc`.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 
 use super::cases::Case;
-use crate::process::{cpu_ticks, status_kib};
+use crate::process::{cpu_ticks, spawn_server, status_kib};
 
 const SERVER: &str = "target/release/bench-server";
 
@@ -32,20 +31,7 @@ fn start(case: &Case, db_file: &Path) -> anyhow::Result<(Child, String)> {
     if case.server_args.contains(&"mmap") {
         command.arg("--geodb").arg(db_file);
     }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot start bench-server")?;
-    let stdout = child.stdout.take().context("stdout")?;
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
-    let address = line
-        .trim()
-        .strip_prefix("listening addr=")
-        .context("bench-server did not say where it listens")?
-        .to_owned();
-    Ok((child, address))
+    spawn_server(&mut command)
 }
 
 /// Runs wrk for `seconds` against a fresh server for `case`.
