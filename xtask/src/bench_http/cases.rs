@@ -14,6 +14,8 @@ pub struct Case {
     pub script: bool,
     pub connections: u32,
     pub server_args: &'static [&'static str],
+    /// The binary serving it: `bench-server`, or `bench-bare` for the reference.
+    pub server: &'static str,
 }
 
 /// A file case; the 17 MiB file gets few connections (each response is 17 MiB).
@@ -32,6 +34,7 @@ const fn file(
         script: false,
         connections,
         server_args: &[],
+        server: BENCH_SERVER,
     }
 }
 
@@ -45,8 +48,17 @@ const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case
         script: true,
         connections: 16,
         server_args,
+        server: BENCH_SERVER,
     }
 }
+
+/// geo-server's app plus the bench catalogs.
+pub const BENCH_SERVER: &str = "bench-server";
+/// A bare axum router with one static route: the ceiling every row is compared with.
+pub const BENCH_BARE: &str = "bench-bare";
+
+/// The reference row's configuration name.
+pub const REFERENCE: &str = "bare axum, `Bytes::from_static` (reference)";
 
 const VUE: &str = "vue.min.js";
 const LARGE: &str = "17 MiB";
@@ -54,7 +66,17 @@ const LARGE: &str = "17 MiB";
 const LARGE_50: &str = "17 MiB, 50 connections";
 
 /// Every case, in table order.
-pub const CASES: [Case; 17] = [
+pub const CASES: [Case; 18] = [
+    Case {
+        target: "1 KiB text",
+        config: REFERENCE,
+        path: "/small.txt",
+        accept_encoding: None,
+        script: false,
+        connections: 16,
+        server_args: &[],
+        server: BENCH_BARE,
+    },
     file(VUE, "static", "/bench/static/web/vue.min.js", None, 16),
     file(
         VUE,

@@ -10,8 +10,6 @@ use anyhow::{Context, bail};
 use super::cases::Case;
 use crate::process::{cpu_ticks, spawn_server, status_kib};
 
-const SERVER: &str = "target/release/bench-server";
-
 /// What one wrk run gave.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
@@ -27,7 +25,10 @@ pub struct Sample {
 /// Starts the server pinned to core 0 and returns it with its address.
 fn start(case: &Case, db_file: &Path) -> anyhow::Result<(Child, String)> {
     let mut command = Command::new("taskset");
-    command.args(["-c", "0", SERVER]).args(case.server_args);
+    command
+        .args(["-c", "0"])
+        .arg(format!("target/release/{}", case.server))
+        .args(case.server_args);
     if case.server_args.contains(&"mmap") {
         command.arg("--geodb").arg(db_file);
     }

@@ -36,7 +36,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     ensure_wrk()?;
-    build_release_binary("bindery-benches", "bench-server")?;
+    build_release_binary("bindery-benches", cases::BENCH_SERVER)?;
+    build_release_binary("bindery-benches", cases::BENCH_BARE)?;
     let db_file = geolite2()
         .context("the mmap case needs the real database: run `cargo xtask geodb` first")?;
     let (rounds, seconds) = if args.quick { (1, 2) } else { (3, 10) };

@@ -90,11 +90,27 @@ pub fn table(document: &Document) -> String {
         .collect();
     let mut out = format!(
         "wrk -t1 on core 1, server on core 0, loopback; median of {} interleaved run(s) of {} s.\n\n\
-         | target | configuration | req/s | MB/s | p99 | server CPU / request | vs static (CPU) | peak RSS | socket errors |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | target | configuration | req/s | MB/s | p99 | server CPU / request | vs static (CPU) | vs bare axum (req/s, CPU) | peak RSS | socket errors |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         document.rounds, document.seconds
     );
+    let reference = document
+        .cases
+        .iter()
+        .zip(&medians)
+        .find(|(case, _)| case.config.contains("(reference)"))
+        .map(|(_, sample)| sample.clone());
     for (case, sample) in document.cases.iter().zip(&medians) {
+        let against_reference = reference.as_ref().map_or_else(
+            || "-".to_owned(),
+            |bare| {
+                format!(
+                    "{:.2}x, {:.2}x",
+                    sample.requests_per_second / bare.requests_per_second,
+                    sample.cpu_us_per_request / bare.cpu_us_per_request
+                )
+            },
+        );
         let baseline = document
             .cases
             .iter()
@@ -106,7 +122,7 @@ pub fn table(document: &Document) -> String {
             |base| format!("{:.1}x", sample.cpu_us_per_request / base),
         );
         out.push_str(&format!(
-            "| {} | {} | {:.0} | {:.1} | {:.2} ms | {:.1} µs | {ratio} | {:.1} MiB | {} |\n",
+            "| {} | {} | {:.0} | {:.1} | {:.2} ms | {:.1} µs | {ratio} | {against_reference} | {:.1} MiB | {} |\n",
             case.target,
             case.config,
             sample.requests_per_second,
@@ -149,7 +165,7 @@ pub fn chart(document: &Document) -> String {
         let y = 40.0 + row_height * index as f64;
         let width = scale(sample.cpu_us_per_request) - 20.0;
         let config = case.config.as_str();
-        let colour = if case.is_baseline() {
+        let colour = if case.is_baseline() || config.contains("(reference)") {
             "#0f766e"
         } else if config.contains("takes")
             || config.contains("stored raw")
