@@ -4,13 +4,11 @@
 //! rust-embed 8.13. Each is built once, then `main.rs` is touched and the crate rebuilt, rounds
 //! interleaved; the table shows the median rebuild time and the ratio to the hand-written one.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-
-use crate::process::cargo_binary;
+use bindery_test_support::{Project, Xorshift};
 
 /// Flags of `cargo xtask bench-build`.
 #[derive(Debug, clap::Args)]
@@ -98,50 +96,48 @@ fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
 /// Runs the benchmark and prints the table (also written to `target/bench/build.md`).
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let workspace = std::env::current_dir()?;
-    let scratch = tempfile::tempdir()?;
     let target = workspace.join("target/bench-build");
     let files: Vec<String> = (0..args.files)
         .map(|index| format!("folder{:02}/file{index:05}.txt", index % FOLDERS))
         .collect();
-    let variants = variants(&files, &workspace);
-    let mut numbers = 0x2545_F491_4F6C_DD1Du64;
-    for variant in &variants {
-        let dir = scratch.path().join(variant.name);
-        for path in &files {
-            let file = dir.join("assets").join(path);
-            std::fs::create_dir_all(file.parent().context("parent")?)?;
-            // Text with some variety, the same in every crate.
-            let mut text = String::with_capacity(args.size);
+    // Text with some variety, the same in every crate.
+    let mut numbers = Xorshift::new(7);
+    let contents: Vec<String> = files
+        .iter()
+        .map(|path| {
+            let mut text = String::with_capacity(args.size + 64);
             while text.len() < args.size {
-                numbers ^= numbers << 13;
-                numbers ^= numbers >> 7;
-                numbers ^= numbers << 17;
-                text.push_str(&format!("{path} {numbers:x}\n"));
+                let number = numbers.next().unwrap_or_default();
+                text.push_str(&format!("{path} {number:x}\n"));
             }
             text.truncate(args.size);
-            std::fs::write(file, text)?;
+            text
+        })
+        .collect();
+    let variants = variants(&files, &workspace);
+    let mut projects = Vec::new();
+    for variant in &variants {
+        let project = Project::new(&target);
+        for (path, text) in files.iter().zip(&contents) {
+            project.write(&format!("assets/{path}"), text);
         }
-        numbers = 0x2545_F491_4F6C_DD1D;
-        std::fs::write(
-            dir.join("Cargo.toml"),
+        project.write(
+            "Cargo.toml",
             format!(
                 "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\n{}",
                 variant.name, variant.dependencies
             ),
-        )?;
-        std::fs::create_dir_all(dir.join("src"))?;
-        std::fs::write(dir.join("src/main.rs"), &variant.main)?;
-        std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock"))?;
+        );
+        project.write("src/main.rs", &variant.main);
         eprintln!("bench-build: first build of {}", variant.name);
-        build(&dir, &target, &args.profile)?;
+        build(&project, &args.profile)?;
+        projects.push(project);
     }
     let mut times: Vec<Vec<Duration>> = variants.iter().map(|_| Vec::new()).collect();
     for round in 1..=args.rounds {
-        for (variant, times) in variants.iter().zip(&mut times) {
-            let dir = scratch.path().join(variant.name);
-            let main = dir.join("src/main.rs");
-            std::fs::write(&main, format!("{}// round {round}\n", variant.main))?;
-            times.push(build(&dir, &target, &args.profile)?);
+        for ((variant, project), times) in variants.iter().zip(&projects).zip(&mut times) {
+            project.write("src/main.rs", format!("{}// round {round}\n", variant.main));
+            times.push(build(project, &args.profile)?);
         }
         eprintln!("bench-build: round {round}/{} done", args.rounds);
     }
@@ -172,21 +168,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `cargo build` of the crate in `dir`; its wall time.
-fn build(dir: &Path, target: &PathBuf, profile: &str) -> anyhow::Result<Duration> {
+/// `cargo build` of the project; its wall time.
+fn build(project: &Project, profile: &str) -> anyhow::Result<Duration> {
     let started = Instant::now();
-    let output = Command::new(cargo_binary())
-        .args(["build", "--quiet", "--offline", "--profile", profile])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env_remove("RUSTFLAGS")
+    let output = project
+        .cargo(&["build", "--quiet", "--profile", profile])
         .output()
         .context("cannot run cargo")?;
     let elapsed = started.elapsed();
     if !output.status.success() {
         bail!(
             "build of {} failed:\n{}",
-            dir.display(),
+            project.path().display(),
             String::from_utf8_lossy(&output.stderr)
         );
     }
