@@ -87,12 +87,15 @@ impl Language {
 }
 
 #[derive(Serialize)]
-struct Answer<'a> {
+#[serde(bound = "")]
+struct Answer<'a, N: std::fmt::Display> {
     ip: IpAddr,
-    network: String,
+    /// Written straight into the output (`collect_str`), never into a `String` of its own.
+    #[serde(serialize_with = "as_text")]
+    network: N,
     continent: Continent<'a>,
     country: Place<'a>,
-    subdivisions: Vec<Place<'a>>,
+    subdivisions: Subdivisions<'a>,
     city: Option<&'a str>,
     postal: Option<&'a str>,
     location: Location<'a>,
@@ -136,17 +139,16 @@ pub(crate) fn render<S: AsRef<[u8]>>(
     };
     let answer = Answer {
         ip,
-        network: network.to_string(),
+        network,
         continent: Continent {
             code: city.continent.code,
             name: language.pick(&city.continent.names),
         },
         country: place(language, city.country.iso_code, &city.country.names),
-        subdivisions: city
-            .subdivisions
-            .iter()
-            .map(|subdivision| place(language, subdivision.iso_code, &subdivision.names))
-            .collect(),
+        subdivisions: Subdivisions {
+            language,
+            subdivisions: &city.subdivisions,
+        },
         city: language.pick(&city.city.names),
         postal: city.postal.code,
         location: Location {
@@ -161,10 +163,38 @@ pub(crate) fn render<S: AsRef<[u8]>>(
             &city.registered_country.names,
         ),
     };
-    serde_json::to_vec(&answer)
-        .map(Some)
+    let mut json = Vec::with_capacity(ANSWER_CAPACITY);
+    serde_json::to_writer(&mut json, &answer)
+        .map(|()| Some(json))
         .map_err(|error| MaxMindDbError::decoding(error.to_string()))
 }
+
+/// The subdivisions in the requested language, serialised from the decoded record as they are:
+/// no `Vec` of places in between.
+struct Subdivisions<'a> {
+    language: Language,
+    subdivisions: &'a [geoip2::city::Subdivision<'a>],
+}
+
+impl Serialize for Subdivisions<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.subdivisions
+                .iter()
+                .map(|subdivision| place(self.language, subdivision.iso_code, &subdivision.names)),
+        )
+    }
+}
+
+fn as_text<S: serde::Serializer>(
+    value: &impl std::fmt::Display,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// Room for a whole answer (they are 300 to 450 bytes), so rendering allocates once.
+const ANSWER_CAPACITY: usize = 512;
 
 fn place<'a>(
     language: Language,

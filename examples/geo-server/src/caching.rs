@@ -20,8 +20,6 @@ use std::fmt::Write;
 use std::net::IpAddr;
 use std::time::SystemTime;
 
-use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::Response;
 use http::header::{CACHE_CONTROL, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
 use http::{HeaderMap, HeaderValue, StatusCode};
@@ -95,7 +93,9 @@ impl GeoTag {
     /// use geo_server::caching::GeoTag;
     /// use geo_server::db::Validators;
     ///
-    /// let validators = Validators { identity: Arc::from("5b3b-9f86d081884c7d65"), built: UNIX_EPOCH + Duration::from_secs(1_530_653_216) };
+    /// let built = UNIX_EPOCH + Duration::from_secs(1_530_653_216);
+    /// let last_modified = http::HeaderValue::from_static("Tue, 03 Jul 2018 21:26:56 GMT");
+    /// let validators = Validators { identity: Arc::from("5b3b-9f86d081884c7d65"), built, last_modified };
     /// let tag = GeoTag::new(&validators, Language::German, "8.8.8.8".parse().unwrap());
     /// assert_eq!(tag.etag(), "\"5b3b-9f86d081884c7d65.de.8.8.8.8\"");
     /// assert_eq!(tag.last_modified(), "Tue, 03 Jul 2018 21:26:56 GMT");
@@ -106,8 +106,7 @@ impl GeoTag {
         GeoTag {
             etag: HeaderValue::from_str(&text).unwrap_or(HeaderValue::from_static("\"\"")),
             built: validators.built,
-            last_modified: HeaderValue::from_str(&httpdate::fmt_http_date(validators.built))
-                .unwrap_or(HeaderValue::from_static("Thu, 01 Jan 1970 00:00:00 GMT")),
+            last_modified: validators.last_modified.clone(),
         }
     }
 
@@ -163,13 +162,12 @@ pub fn not_modified(headers: HeaderMap) -> Response {
     response
 }
 
-/// Gives every answer that has not chosen a `Cache-Control` of its own `no-store`: errors,
-/// `/healthz`, `/metrics`. Caches then never keep what was not meant for them.
-pub async fn default_no_store(request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
+/// Gives an answer that has not chosen a `Cache-Control` of its own `no-store`: errors,
+/// `/healthz`, `/metrics`. Caches then never keep what was not meant for them. Called by the
+/// router's one middleware, so it costs no layer of its own per request.
+pub fn default_no_store(response: &mut Response) {
     response
         .headers_mut()
         .entry(CACHE_CONTROL)
         .or_insert(NO_STORE);
-    response
 }

@@ -67,6 +67,8 @@ pub struct Validators {
     pub identity: Arc<str>,
     /// The database's build time (`build_epoch`), the answers' `Last-Modified`.
     pub built: SystemTime,
+    /// `built` as an HTTP date, formatted once per load.
+    pub last_modified: http::HeaderValue,
 }
 
 /// Why a database could not be loaded.
@@ -121,9 +123,13 @@ struct Loaded {
 
 impl Loaded {
     fn new(reader: AnyReader, info: DbInfo) -> Self {
+        let built = UNIX_EPOCH + Duration::from_secs(info.build_epoch);
         let validators = Validators {
             identity: Arc::from(info.identity.as_str()),
-            built: UNIX_EPOCH + Duration::from_secs(info.build_epoch),
+            built,
+            last_modified: http::HeaderValue::from_str(&httpdate::fmt_http_date(built)).unwrap_or(
+                http::HeaderValue::from_static("Thu, 01 Jan 1970 00:00:00 GMT"),
+            ),
         };
         Loaded {
             reader,

@@ -88,7 +88,6 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(openapi))
         .fallback_service(assets)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn(caching::default_no_store))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .with_state(state)
 }
@@ -263,13 +262,15 @@ async fn method_not_allowed() -> Response {
         .into_response()
 }
 
-/// Counts every answered request by route label and status.
+/// Counts every answered request by route label and status, and gives answers without a
+/// caching policy of their own `no-store`: one middleware layer for both.
 async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let route = match request.extensions().get::<MatchedPath>() {
         Some(matched) => route_label(matched.as_str()),
         None => "static",
     };
-    let response = next.run(request).await;
+    let mut response = next.run(request).await;
+    caching::default_no_store(&mut response);
     state.metrics.record(route, response.status().as_u16());
     response
 }
