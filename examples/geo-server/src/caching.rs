@@ -21,7 +21,7 @@ use std::net::IpAddr;
 use std::time::SystemTime;
 
 use axum::response::Response;
-use http::header::{CACHE_CONTROL, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use http::header::{CACHE_CONTROL, ETAG, LAST_MODIFIED};
 use http::{HeaderMap, HeaderValue, StatusCode};
 
 use crate::answer::Language;
@@ -124,34 +124,8 @@ impl GeoTag {
     /// `If-None-Match` decides when present (weak comparison, `*` matches); otherwise
     /// `If-Modified-Since` at or after the database's build date.
     pub fn is_not_modified(&self, headers: &HeaderMap) -> bool {
-        is_not_modified(headers, self.etag(), self.built)
+        bindery::serve::is_not_modified(headers, self.etag(), Some(self.built))
     }
-}
-
-/// See [`GeoTag::is_not_modified`]; `etag` is the quoted strong tag of the current answer.
-pub fn is_not_modified(headers: &HeaderMap, etag: &str, modified: SystemTime) -> bool {
-    let mut if_none_match = headers.get_all(IF_NONE_MATCH).iter().peekable();
-    if if_none_match.peek().is_some() {
-        let opaque = etag.trim_start_matches("W/");
-        return if_none_match
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|list| list.split(','))
-            .map(str::trim)
-            .any(|tag| tag == "*" || tag.trim_start_matches("W/") == opaque);
-    }
-    headers
-        .get(IF_MODIFIED_SINCE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|text| httpdate::parse_http_date(text).ok())
-        .is_some_and(|since| {
-            // HTTP dates have whole seconds.
-            let whole = |time: SystemTime| {
-                time.duration_since(SystemTime::UNIX_EPOCH)
-                    .map(|since| since.as_secs())
-                    .unwrap_or(0)
-            };
-            whole(modified) <= whole(since)
-        })
 }
 
 /// A 304 carrying the headers a 200 would have for caches to update (RFC 9110 §15.4.5).

@@ -244,7 +244,8 @@ async fn openapi(headers: HeaderMap) -> Response {
     described.insert(CACHE_CONTROL, NO_CACHE);
     described.insert(ETAG, tag.clone());
     let etag = tag.to_str().unwrap_or_default();
-    if caching::is_not_modified(&headers, etag, std::time::SystemTime::UNIX_EPOCH) {
+    // No Last-Modified of its own: only the ETag validates it.
+    if bindery::serve::is_not_modified(&headers, etag, None) {
         return caching::not_modified(described);
     }
     let mut response = ([(CONTENT_TYPE, "application/json")], DOCUMENT).into_response();

@@ -2,11 +2,43 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use http::HeaderValue;
+use http::header::{IF_MODIFIED_SINCE, IF_NONE_MATCH};
+use http::{HeaderMap, HeaderValue};
+
+/// Whether a request's conditionals let it be answered with 304 Not Modified, per RFC 9110
+/// §13.2.2: `If-None-Match` decides when present (any of its field lines, by the weak
+/// comparison, `*` included); otherwise `If-Modified-Since` at or after `modified`, when the
+/// answer has a modification time. `etag` is the quoted tag of the representation selected for
+/// this request. For any handler with validators of its own, not only for catalogs.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use bindery::serve::is_not_modified;
+///
+/// let mut headers = http::HeaderMap::new();
+/// headers.insert("if-none-match", "W/\"a\", \"b\"".parse().unwrap());
+/// assert!(is_not_modified(&headers, "\"b\"", None));
+/// assert!(!is_not_modified(&headers, "\"c\"", None));
+///
+/// let mut headers = http::HeaderMap::new();
+/// headers.insert("if-modified-since", "Tue, 03 Jul 2018 21:26:56 GMT".parse().unwrap());
+/// let built = UNIX_EPOCH + Duration::from_secs(1_530_653_216);
+/// assert!(is_not_modified(&headers, "\"x\"", Some(built)));
+/// assert!(!is_not_modified(&headers, "\"x\"", None), "no date of our own: no 304");
+/// ```
+pub fn is_not_modified(headers: &HeaderMap, etag: &str, modified: Option<SystemTime>) -> bool {
+    let mut if_none_match = headers.get_all(IF_NONE_MATCH).iter().peekable();
+    if if_none_match.peek().is_some() {
+        return if_none_match.any(|value| none_match(value, etag));
+    }
+    headers
+        .get(IF_MODIFIED_SINCE)
+        .is_some_and(|since| not_modified_since(since, modified))
+}
 
 /// Whether `If-None-Match` matches `etag` by the weak comparison: `*`, or any listed tag whose
 /// opaque part equals ours, with or without `W/`. A malformed header matches nothing.
-pub(crate) fn none_match(header: &HeaderValue, etag: &str) -> bool {
+fn none_match(header: &HeaderValue, etag: &str) -> bool {
     let Ok(text) = header.to_str() else {
         return false;
     };
@@ -19,7 +51,7 @@ pub(crate) fn none_match(header: &HeaderValue, etag: &str) -> bool {
 
 /// Whether `If-Modified-Since` says the client's copy is current: the file carries a time that is
 /// not after the given date. Unparseable dates are ignored (`false`).
-pub(crate) fn not_modified_since(header: &HeaderValue, modified: Option<SystemTime>) -> bool {
+fn not_modified_since(header: &HeaderValue, modified: Option<SystemTime>) -> bool {
     let (Some(modified), Some(since)) = (modified, parse_date(header)) else {
         return false;
     };

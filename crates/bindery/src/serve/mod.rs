@@ -47,6 +47,7 @@ use http::{Request, Response};
 use tower_service::Service;
 
 pub use cache::CacheStats;
+pub use conditional::is_not_modified;
 pub use prepared::{IMMUTABLE, NO_CACHE, default_cache_control, is_fingerprinted};
 
 use crate::{Catalog, EmbeddedFile};

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use bytes::Bytes;
 use http::header::{
     ACCEPT, ACCEPT_ENCODING, ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH,
-    CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE, LAST_MODIFIED,
-    LOCATION, RANGE, VARY, X_CONTENT_TYPE_OPTIONS,
+    CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_RANGE, LAST_MODIFIED, LOCATION, RANGE, VARY,
+    X_CONTENT_TYPE_OPTIONS,
 };
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 
@@ -142,13 +142,7 @@ impl ServeCatalog {
             out.insert(VARY, HeaderValue::from_static("accept-encoding"));
         }
 
-        let is_not_modified = match headers.get(IF_NONE_MATCH) {
-            Some(if_none_match) => conditional::none_match(if_none_match, etag_text),
-            None => headers
-                .get(IF_MODIFIED_SINCE)
-                .is_some_and(|since| conditional::not_modified_since(since, file.modified())),
-        };
-        if is_not_modified {
+        if conditional::is_not_modified(headers, etag_text, file.modified()) {
             *response.status_mut() = StatusCode::NOT_MODIFIED;
             return Answer::Ready(response);
         }
