@@ -225,10 +225,12 @@ impl<W: Write> Write for Recording<W> {
     }
 }
 
-fn temporary_path(dir: &Path, hash: &str) -> PathBuf {
+/// A temporary file name in `dir` for `name`, unique to this process and call: what blobs and
+/// the hash cache are written to before they are renamed into place.
+pub(crate) fn temporary_path(dir: &Path, name: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!(".{hash}.{}.{unique}.tmp", std::process::id()))
+    dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()))
 }
 
 /// Where compressed blobs are cached when no directory is given.

@@ -140,29 +140,15 @@ impl Hashes {
             return;
         };
         let _ = std::fs::create_dir_all(dir);
-        let Ok(mut staged) = tempfile_in(dir) else {
-            return;
-        };
+        let staged = crate::compress::temporary_path(dir, "hashes");
         let text = format!("{VERSION}\n{}\n", lines.join("\n"));
-        if staged.1.write_all(text.as_bytes()).is_ok() {
-            let _ = std::fs::rename(&staged.0, &self.file);
-        } else {
-            let _ = std::fs::remove_file(&staged.0);
+        let written = std::fs::File::create(&staged)
+            .and_then(|mut file| file.write_all(text.as_bytes()))
+            .and_then(|()| std::fs::rename(&staged, &self.file));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&staged);
         }
     }
-}
-
-/// A new temporary file in `dir`, unique to this process and call.
-fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let path = dir.join(format!(
-        ".hashes.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let file = std::fs::File::create(&path)?;
-    Ok((path, file))
 }
 
 fn parse_line(line: &str) -> Option<(String, (Identity, String))> {
