@@ -90,6 +90,30 @@ impl fmt::Display for Encoding {
     }
 }
 
+/// Checks a `precompress` list: no encoding twice, and every one compiled in (its feature on).
+/// The manifest build applies it; front doors call it to report in their own words first.
+///
+/// ```
+/// use bindery_codegen::{Encoding, Error, check_precompress};
+/// assert!(check_precompress(&[Encoding::Gzip]).is_ok());
+/// let twice = check_precompress(&[Encoding::Gzip, Encoding::Gzip]).unwrap_err();
+/// assert!(matches!(twice, Error::DuplicateEncoding { encoding: Encoding::Gzip }));
+/// ```
+pub fn check_precompress(encodings: &[Encoding]) -> Result<(), crate::Error> {
+    for (index, &encoding) in encodings.iter().enumerate() {
+        if encodings[..index].contains(&encoding) {
+            return Err(crate::Error::DuplicateEncoding { encoding });
+        }
+        if !encoding.is_available() {
+            return Err(crate::Error::EncodingUnavailable {
+                encoding,
+                feature: encoding.feature().unwrap_or_default(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// A name that is not one of the encodings bindery precompresses.
 ///
 /// ```

@@ -28,6 +28,7 @@ mod track;
 pub use compress::{MIN_SAVING_PERCENT, default_cache_dir};
 pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, Encoding, ParseEncodingError, ZSTD_LEVEL, ZSTD_WINDOW_LOG,
+    check_precompress,
 };
 pub use error::Error;
 pub use manifest::{Entry, Manifest, Stored, Variant};

@@ -239,22 +239,10 @@ pub(crate) fn build(
 /// gzip mode (the stored bytes are the gzip representation). Duplicates and encodings whose
 /// feature is off are refused.
 fn variant_encodings(options: &Options) -> Result<Vec<Encoding>, Error> {
-    let mut asked = Vec::new();
-    for &encoding in &options.precompress {
-        if asked.contains(&encoding) {
-            return Err(Error::DuplicateEncoding { encoding });
-        }
-        if !encoding.is_available() {
-            return Err(Error::EncodingUnavailable {
-                encoding,
-                feature: encoding.feature().unwrap_or_default(),
-            });
-        }
-        asked.push(encoding);
-    }
+    crate::check_precompress(&options.precompress)?;
     Ok(Encoding::ALL
         .into_iter()
-        .filter(|encoding| asked.contains(encoding))
+        .filter(|encoding| options.precompress.contains(encoding))
         .filter(|&encoding| !(options.mode == Mode::Gzip && encoding == Encoding::Gzip))
         .collect())
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use bindery_codegen::emit::Locator;
 use bindery_codegen::render::module;
-use bindery_codegen::{Manifest, Stored};
+use bindery_codegen::{Encoding, Manifest, Stored};
 
 use crate::{EmbedArgs, Error};
 
@@ -84,9 +84,9 @@ pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let stem = [".gz", ".br", ".zst"]
+            let stem = Encoding::ALL
                 .iter()
-                .find_map(|extension| name.strip_suffix(extension))?;
+                .find_map(|encoding| name.strip_suffix(encoding.extension())?.strip_suffix('.'))?;
             let (hash, level) = stem.split_once('-')?;
             let is_ours = hash.len() == 64
                 && hash.bytes().all(|byte| byte.is_ascii_hexdigit())

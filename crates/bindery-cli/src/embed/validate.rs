@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bindery_codegen::render::is_identifier;
 use bindery_codegen::scan::compile_glob;
-use bindery_codegen::{Options, normalise_prefix};
+use bindery_codegen::{Error as CodegenError, Options, check_precompress, normalise_prefix};
 
 use crate::{EmbedArgs, Error};
 
@@ -20,19 +20,17 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     for glob in args.include.iter().chain(&args.exclude) {
         compile_glob(glob).map_err(|error| Error::Usage(error.to_string()))?;
     }
-    for (index, encoding) in args.precompress.iter().enumerate() {
-        if args.precompress[..index].contains(encoding) {
-            return Err(Error::Usage(format!(
-                "--precompress names `{encoding}` twice"
-            )));
-        }
-        if !encoding.is_available() {
-            return Err(Error::Usage(format!(
-                "--precompress `{encoding}`: this bindery was built without its `{}` feature",
-                encoding.feature().unwrap_or_default()
-            )));
-        }
-    }
+    check_precompress(&args.precompress).map_err(|error| {
+        Error::Usage(match error {
+            CodegenError::DuplicateEncoding { encoding } => {
+                format!("--precompress names `{encoding}` twice")
+            }
+            CodegenError::EncodingUnavailable { encoding, feature } => format!(
+                "--precompress `{encoding}`: this bindery was built without its `{feature}` feature"
+            ),
+            other => format!("--precompress: {other}"),
+        })
+    })?;
     if let Some(prefix) = &args.prefix {
         normalise_prefix(prefix).map_err(|error| Error::Usage(error.to_string()))?;
     }
