@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use anyhow::bail;
 
 use crate::bench_http::{Sample, parse_wrk};
-use crate::process::{build_release_binary, ensure_wrk, spawn_server};
+use crate::process::{build_release_binary, ensure_wrk, spawn_server, wrk};
 
 /// Flags of `cargo xtask bench-stall`.
 #[derive(Debug, clap::Args)]
@@ -73,12 +73,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn wrk(address: &str, path: &str, connections: u32, seconds: u32) -> Command {
-    let mut command = Command::new("taskset");
+/// wrk on core 1 against `path`, its output captured.
+fn load(address: &str, path: &str, connections: u32, seconds: u32) -> Command {
+    let mut command = wrk(Some(1), connections, u64::from(seconds));
     command
-        .args(["-c", "1", "wrk", "--latency", "-t1"])
-        .arg(format!("-c{connections}"))
-        .arg(format!("-d{seconds}s"))
         .arg(format!("http://{address}{path}"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -89,8 +87,8 @@ fn wrk(address: &str, path: &str, connections: u32, seconds: u32) -> Command {
 fn measure(large: &str, seconds: u32) -> anyhow::Result<(Sample, Sample)> {
     let (mut server, address) = spawn_server(Command::new("taskset").args(["-c", "0", SERVER]))?;
     let result = (|| {
-        let large_load = wrk(&address, large, 2, seconds).spawn()?;
-        let small_load = wrk(&address, SMALL, 16, seconds).spawn()?;
+        let large_load = load(&address, large, 2, seconds).spawn()?;
+        let small_load = load(&address, SMALL, 16, seconds).spawn()?;
         let small = small_load.wait_with_output()?;
         let large = large_load.wait_with_output()?;
         for output in [&small, &large] {

@@ -93,6 +93,24 @@ pub fn apt_install(wanted: &[(&str, &str)]) -> anyhow::Result<()> {
     )
 }
 
+/// `wrk --latency -t1 -c<connections> -d<seconds>s`, pinned to `core` with taskset when given
+/// (servers run on core 0, load on core 1); the caller adds headers, a script and the URL.
+pub fn wrk(core: Option<u32>, connections: u32, seconds: u64) -> Command {
+    let mut command = match core {
+        Some(core) => {
+            let mut taskset = Command::new("taskset");
+            taskset.args(["-c", &core.to_string(), "wrk"]);
+            taskset
+        }
+        None => Command::new("wrk"),
+    };
+    command
+        .args(["--latency", "-t1"])
+        .arg(format!("-c{connections}"))
+        .arg(format!("-d{seconds}s"));
+    command
+}
+
 /// wrk from Debian, for the load tasks.
 pub fn ensure_wrk() -> anyhow::Result<()> {
     apt_install(&[("wrk", "/usr/bin/wrk")])

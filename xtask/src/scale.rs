@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 
-use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk, spawn_server};
+use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk, spawn_server, wrk};
 
 /// Flags of `cargo xtask scale`.
 #[derive(Debug, clap::Args)]
@@ -391,8 +391,8 @@ fn scenario(proxy: SocketAddr, replicas: &[SocketAddr], quick: bool) -> anyhow::
 
     // Throughput: a cached answer through the proxy against one replica directly.
     let seconds = if quick { 2 } else { 10 };
-    let through_proxy = wrk(proxy, seconds)?;
-    let direct = wrk(replicas[0], seconds)?;
+    let through_proxy = requests_per_second(proxy, seconds)?;
+    let direct = requests_per_second(replicas[0], seconds)?;
     let per_replica: Vec<u64> = after
         .iter()
         .map(|counts| {
@@ -424,10 +424,9 @@ fn scenario(proxy: SocketAddr, replicas: &[SocketAddr], quick: bool) -> anyhow::
 }
 
 /// req/s of `GET /geo/8.8.8.8` at `target` for `seconds`.
-fn wrk(target: SocketAddr, seconds: u32) -> anyhow::Result<f64> {
-    let output = Command::new("wrk")
-        .args(["--latency", "-t1", "-c16"])
-        .arg(format!("-d{seconds}s"))
+fn requests_per_second(target: SocketAddr, seconds: u32) -> anyhow::Result<f64> {
+    // Unpinned: nginx, both replicas and wrk share the two cores.
+    let output = wrk(None, 16, u64::from(seconds))
         .arg(format!("http://{target}/geo/8.8.8.8"))
         .output()
         .context("cannot run wrk")?;

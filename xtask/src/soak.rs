@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 
-use crate::process::{build_release_binary, ensure_wrk, geolite2, status_kib};
+use crate::process::{build_release_binary, ensure_wrk, geolite2, status_kib, wrk};
 
 /// Flags of `cargo xtask soak`.
 #[derive(Debug, clap::Args)]
@@ -116,34 +116,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         // Warm-up: the same traffic and one reload (it brings up the blocking pool and fills
         // caches), then the baseline.
         replace(dir.path())?;
-        let warm = Command::new("taskset")
-            .args([
-                "-c",
-                "1",
-                "wrk",
-                "-t1",
-                "-c32",
-                "-d5s",
-                "-s",
-                "benches/wrk/soak.lua",
-            ])
+        let warm = wrk(Some(1), 32, 5)
+            .args(["-s", "benches/wrk/soak.lua"])
             .arg(format!("http://{address}"))
             .output()?;
         ensure!(warm.status.success(), "warm-up wrk failed");
         wait_for_reloads(1);
         let rss_warm = rss_kib(pid)?;
-        let wrk = Command::new("taskset")
-            .args([
-                "-c",
-                "1",
-                "wrk",
-                "--latency",
-                "-t1",
-                "-c32",
-                &format!("-d{seconds}s"),
-                "-s",
-                "benches/wrk/soak.lua",
-            ])
+        let load = wrk(Some(1), 32, seconds)
+            .args(["-s", "benches/wrk/soak.lua"])
             .arg(format!("http://{address}"))
             .stdout(Stdio::piped())
             .spawn()?;
@@ -155,7 +136,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             replace(dir.path())?;
             replaced += 1;
         }
-        let output = wrk.wait_with_output()?;
+        let output = load.wait_with_output()?;
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
         ensure!(output.status.success(), "wrk failed: {text}");
         // Every replacement reloaded (the warm-up's included) before looking at the maps.

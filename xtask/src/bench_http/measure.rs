@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use super::cases::Case;
-use crate::process::{cpu_ticks, spawn_server, status_kib};
+use crate::process::{cpu_ticks, spawn_server, status_kib, wrk};
 
 /// What one wrk run gave.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -41,10 +41,7 @@ pub fn measure(case: &Case, seconds: u32, db_file: &Path) -> anyhow::Result<Samp
     let pid = server.id();
     let result = (|| {
         let before = cpu_ticks(pid)?;
-        let mut wrk = Command::new("taskset");
-        wrk.args(["-c", "1", "wrk", "--latency", "-t1"])
-            .arg(format!("-c{}", case.connections))
-            .arg(format!("-d{seconds}s"));
+        let mut wrk = wrk(Some(1), case.connections, u64::from(seconds));
         if let Some(accept) = case.accept_encoding {
             wrk.args(["-H", &format!("Accept-Encoding: {accept}")]);
         }
