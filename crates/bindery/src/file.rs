@@ -166,26 +166,28 @@ impl EmbeddedFile {
     /// assert_ne!(page.encoded_etag(Encoding::Gzip), Some(page.etag()));
     /// ```
     pub fn encoded(&self, encoding: Encoding) -> Option<&'static [u8]> {
-        match (encoding, self.gzip()) {
-            (Encoding::Gzip, Some(stored)) => Some(stored),
-            _ => self
-                .variants
-                .iter()
-                .find(|variant| variant.encoding == encoding)
-                .map(|variant| variant.bytes),
-        }
+        self.representation(encoding).map(|(bytes, _)| bytes)
     }
 
     /// The strong ETag of this file's `encoding` representation, distinct from [`etag`](Self::etag)
     /// and from every other encoding's; `None` when there is no such representation.
     pub fn encoded_etag(&self, encoding: Encoding) -> Option<&'static str> {
+        self.representation(encoding).map(|(_, etag)| etag)
+    }
+
+    /// The bytes and ETag of the `encoding` representation: the `gzip` mode's own stored bytes
+    /// for gzip when it has them, else a precompressed variant.
+    pub(crate) fn representation(
+        &self,
+        encoding: Encoding,
+    ) -> Option<(&'static [u8], &'static str)> {
         match (encoding, self.gzip_etag) {
-            (Encoding::Gzip, Some(etag)) => Some(etag),
+            (Encoding::Gzip, Some(etag)) => Some((self.stored, etag)),
             _ => self
                 .variants
                 .iter()
                 .find(|variant| variant.encoding == encoding)
-                .map(|variant| variant.etag),
+                .map(|variant| (variant.bytes, variant.etag)),
         }
     }
 

@@ -125,8 +125,7 @@ fn representations(file: &'static EmbeddedFile) -> Box<[Representation]> {
     let mut representations: Vec<Representation> = file
         .encodings()
         .filter_map(|encoding| {
-            let bytes = file.encoded(encoding)?;
-            let etag = file.encoded_etag(encoding)?;
+            let (bytes, etag) = file.representation(encoding)?;
             Some(Representation::new(encoding, bytes, etag))
         })
         .collect();
