@@ -320,13 +320,35 @@ fn cow_to_bytes(contents: Cow<'static, [u8]>) -> Bytes {
     }
 }
 
+/// Bytes a `Location` URI-reference cannot carry raw (RFC 3986 §3.3, §3.4): controls, space,
+/// non-ASCII (always escaped by `percent_encode`) and the delimiters outside `pchar` and `query`.
+/// `%` stays, so escapes the client sent are passed on unchanged.
+const NOT_URI: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
 /// 307 to the same path with a trailing slash, query kept. Only reached for keys the catalog
-/// knows as folders, so the target is always a local path.
+/// knows as folders, so the target is always a local path. The `http` crate accepts raw UTF-8
+/// and a few delimiters in a request's query; the `Location` sent back escapes them, so it is
+/// always a valid, ASCII URI-reference.
 fn redirect_to_folder<B>(request: &Request<B>) -> Response<Body> {
+    use percent_encoding::percent_encode;
     let uri = request.uri();
+    let path = percent_encode(uri.path().as_bytes(), NOT_URI);
     let location = match uri.query() {
-        Some(query) => format!("{}/?{query}", uri.path()),
-        None => format!("{}/", uri.path()),
+        Some(query) => format!("{path}/?{}", percent_encode(query.as_bytes(), NOT_URI)),
+        None => format!("{path}/"),
     };
     let mut response = Response::new(Body::default());
     *response.status_mut() = StatusCode::TEMPORARY_REDIRECT;

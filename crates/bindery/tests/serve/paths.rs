@@ -149,6 +149,20 @@ async fn folders_serve_their_index_and_redirect_without_a_slash() {
         get(&service, "/docs?tab=1", &[]).await.header("location"),
         "/docs/?tab=1"
     );
+    // `http` accepts raw UTF-8 and some delimiters in a query (found by the `request_path` fuzz
+    // target); the Location sent back escapes them and keeps the client's own escapes.
+    assert_eq!(
+        get(&service, "/docs?)^^unicod\u{e9}-\u{65e5}\u{672c}.txt", &[])
+            .await
+            .header("location"),
+        "/docs/?)%5E%5Eunicod%C3%A9-%E6%97%A5%E6%9C%AC.txt"
+    );
+    assert_eq!(
+        get(&service, "/docs?a=%20b&c={d}", &[])
+            .await
+            .header("location"),
+        "/docs/?a=%20b&c=%7Bd%7D"
+    );
     assert_eq!(
         get(&service, "/deep/", &[]).await.status,
         StatusCode::NOT_FOUND,
