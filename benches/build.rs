@@ -76,6 +76,7 @@ fn main() {
             // Blobs are read where codegen cached them: `OUT_DIR` is this crate's alone.
             blob_dir: out.join("cache").join("gzip"),
             manifest_dir: Some(manifest_dir.clone()),
+            dev: false,
         };
         let text = render::module(&manifest, &locator, name, "Written by benches/build.rs.")
             .expect("valid name");

@@ -63,6 +63,7 @@ pub const GENERATED: [&[&str]; 4] = [
         "SPA",
         "--precompress",
         "br,zstd",
+        "--dev",
     ],
 ];
 const E2E: &str = "examples/geo-server/e2e";

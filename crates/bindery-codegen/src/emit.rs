@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::{Encoding, Entry, Manifest, Mode, Stored};
+use crate::{Encoding, Entry, Manifest, Mode, Rules, Stored};
 
 /// How generated code reaches the files it includes.
 #[derive(Debug, Clone)]
@@ -19,8 +19,8 @@ pub enum Locator {
     /// machine-specific path.
     ManifestDir(PathBuf),
     /// For a generated module: every file by a path relative to the module's own folder. Gzip blobs
-    /// are expected in `blob_dir`, under the same file name as in the cache. When the crate's
-    /// manifest folder is known, dev mode can read the source folder.
+    /// are expected in `blob_dir`, under the same file name as in the cache. With `dev` and the
+    /// crate's manifest folder known, the catalog reads the source folder in dev mode.
     Module {
         /// The folder of the generated `.rs` file (absolute).
         module_dir: PathBuf,
@@ -28,6 +28,9 @@ pub enum Locator {
         blob_dir: PathBuf,
         /// The manifest folder of the crate the module belongs to (absolute), if known.
         manifest_dir: Option<PathBuf>,
+        /// Whether the module's catalog reads its folder from disk in dev mode (the generator's
+        /// `--dev`, go-bindata's `-debug`); needs `manifest_dir`.
+        dev: bool,
     },
 }
 
@@ -64,15 +67,43 @@ impl Locator {
         }
     }
 
-    /// The expression for the dev-mode root: a path when it can be named without a machine path.
-    fn dev_root(&self, root: &Path) -> TokenStream {
-        match self
-            .manifest_dir()
-            .and_then(|dir| under_manifest_dir(dir, root))
-        {
-            Some(root) => quote!(::bindery::__bindery_dev_root!(#root)),
-            None => quote!(::core::option::Option::None),
+    /// The manifest folder dev mode names the folder from: always for the macro, only when asked
+    /// for (and known) for a generated module.
+    fn dev_manifest_dir(&self) -> Option<&Path> {
+        match self {
+            Locator::ManifestDir(manifest_dir) => Some(manifest_dir),
+            Locator::Module {
+                manifest_dir,
+                dev: true,
+                ..
+            } => manifest_dir.as_deref(),
+            Locator::Module { dev: false, .. } => None,
         }
+    }
+
+    /// The expression for the catalog's dev source: `__bindery_dev!` with the folder (named from
+    /// `CARGO_MANIFEST_DIR`, never by a machine path) and the build's rules. That macro expands
+    /// to `None`, dropping the path, unless bindery's `dev` feature is on in a debug build.
+    fn dev_source(&self, manifest: &Manifest) -> TokenStream {
+        let Some(root) = self
+            .dev_manifest_dir()
+            .and_then(|dir| under_manifest_dir(dir, &manifest.root))
+        else {
+            return quote!(::core::option::Option::None);
+        };
+        let Rules {
+            include,
+            exclude,
+            include_hidden,
+            modified,
+        } = &manifest.rules;
+        quote!(::bindery::__bindery_dev!(
+            #root,
+            [#(#include),*],
+            [#(#exclude),*],
+            #include_hidden,
+            #modified
+        ))
     }
 }
 
@@ -246,7 +277,7 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
         Mode::Copy => quote!(Copy),
     };
     let prefix = &manifest.prefix;
-    let dev_root = locator.dev_root(&manifest.root);
+    let dev_source = locator.dev_source(manifest);
     // Each distinct media type of the compact entries once, as a local const they name.
     let mut mimes: Vec<(&str, &str)> = Vec::new();
     for entry in manifest.entries.iter().filter(|entry| is_compact(entry)) {
@@ -342,7 +373,8 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
             #bytes_macro
             #(#mime_consts)*
             const FILES: &[::bindery::EmbeddedFile] = &[#(#files),*];
-            #build(::bindery::Mode::#mode, #prefix, #dev_root, FILES)
+            const DEV: ::core::option::Option<&::bindery::__private::DevSource> = #dev_source;
+            #build(::bindery::Mode::#mode, #prefix, DEV, FILES)
         }
     }
 }

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod compress;
+pub mod describe;
 pub mod emit;
 mod encoding;
 mod error;
@@ -31,7 +32,7 @@ pub use encoding::{
     check_precompress,
 };
 pub use error::Error;
-pub use manifest::{Entry, Manifest, Stored, Variant};
+pub use manifest::{Entry, Manifest, Rules, Stored, Variant};
 pub use options::{
     DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, Options, ParseModeError, Progress,
     normalise_prefix, parse_large_threshold,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::compress::{self, Compressed};
+use crate::describe;
 use crate::hashes::Hashes;
 use crate::scan::{self, Filter};
 use crate::{Encoding, Error, Mode, Options, Progress};
@@ -31,6 +32,22 @@ pub struct Manifest {
     pub entries: Vec<Entry>,
     /// Stored size from which a file goes through the assembler (`None`: never).
     pub large_threshold: Option<u64>,
+    /// The rules the folder was scanned with, which dev mode applies again at run time.
+    pub rules: Rules,
+}
+
+/// The rules that chose a manifest's files and what they record, kept so that bindery's dev mode
+/// reads the folder with exactly the build's rules.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Rules {
+    /// Include globs (empty: every file).
+    pub include: Vec<String>,
+    /// Exclude globs; exclude wins.
+    pub exclude: Vec<String>,
+    /// Whether names starting with `.` are embedded.
+    pub include_hidden: bool,
+    /// Whether modification times are recorded.
+    pub modified: bool,
 }
 
 /// One file of a [`Manifest`].
@@ -125,6 +142,12 @@ pub(crate) fn build(
         prefix,
         entries: Vec::new(),
         large_threshold: options.large_threshold,
+        rules: Rules {
+            include: options.include.clone(),
+            exclude: options.exclude.clone(),
+            include_hidden: options.include_hidden,
+            modified: options.modified,
+        },
     };
     match std::fs::metadata(&options.root) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -207,13 +230,11 @@ pub(crate) fn build(
             None
         };
         let path = format!("{}{}", manifest.prefix, found.relative);
-        let mime = mime_guess::from_path(&found.relative)
-            .first_raw()
-            .unwrap_or("application/octet-stream");
+        let mime = describe::mime(&found.relative);
         manifest.entries.push(Entry {
-            content_type: content_type(mime),
+            content_type: describe::content_type(mime),
             mime: mime.to_owned(),
-            etag: format!("\"{}\"", &hash[..32]),
+            etag: describe::etag(&hash),
             path,
             source: found.source,
             len,
@@ -280,22 +301,4 @@ fn modified_seconds(path: &Path) -> Result<Option<u64>, Error> {
         .duration_since(UNIX_EPOCH)
         .ok()
         .map(|since| since.as_secs()))
-}
-
-/// Text types get an explicit charset so browsers never sniff one.
-fn content_type(mime: &str) -> String {
-    let is_text = mime.starts_with("text/")
-        || matches!(
-            mime,
-            "application/javascript"
-                | "application/json"
-                | "application/xml"
-                | "application/manifest+json"
-                | "image/svg+xml"
-        );
-    if is_text {
-        format!("{mime}; charset=utf-8")
-    } else {
-        mime.to_owned()
-    }
 }

@@ -27,7 +27,7 @@ pub fn is_identifier(name: &str) -> bool {
 /// use bindery_codegen::{Options, emit::Locator, render::module};
 /// let root = std::path::absolute("../../assets/fixtures").unwrap();
 /// let manifest = Options::new(&root).include("hello.txt").build().unwrap();
-/// let locator = Locator::Module { module_dir: root.clone(), blob_dir: root.join("bindata"), manifest_dir: None };
+/// let locator = Locator::Module { module_dir: root.clone(), blob_dir: root.join("bindata"), manifest_dir: None, dev: false };
 /// let text = module(&manifest, &locator, "ASSETS", "generated: do not edit").unwrap();
 /// assert!(text.starts_with("// generated: do not edit\n"));
 /// assert!(text.contains("pub static ASSETS: ::bindery::Catalog"));

@@ -86,6 +86,25 @@ impl Filter {
         is_included && !self.exclude.is_match(relative)
     }
 
+    /// Whether [`scan`] would keep a file at this relative path: no hidden segment (unless hidden
+    /// files are included) and matched by the globs. The same rule as a walk, for one path:
+    /// bindery's dev mode asks it of each request instead of walking the folder.
+    ///
+    /// ```
+    /// use bindery_codegen::scan::Filter;
+    /// let filter = Filter::new(&[], &["**/*.map".into()], false).unwrap();
+    /// assert!(filter.keeps("js/app.js"));
+    /// assert!(!filter.keeps("js/app.js.map"));
+    /// assert!(!filter.keeps(".env"));
+    /// assert!(!filter.keeps("a/.git/config"));
+    /// ```
+    pub fn keeps(&self, relative: &str) -> bool {
+        let is_hidden = relative
+            .split('/')
+            .any(|segment| self.is_hidden(segment.as_ref()));
+        !is_hidden && self.is_match(relative)
+    }
+
     fn is_hidden(&self, name: &std::ffi::OsStr) -> bool {
         !self.include_hidden && name.as_encoded_bytes().first() == Some(&b'.')
     }
@@ -103,35 +122,7 @@ impl Filter {
 /// assert!(found.windows(2).all(|pair| pair[0].relative < pair[1].relative));
 /// ```
 pub fn scan(root: &Path, filter: &Filter) -> Result<Vec<Found>, Error> {
-    let walker = WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !filter.is_hidden(entry.file_name()));
-    let mut found = Vec::new();
-    for entry in walker {
-        let entry = entry.map_err(|error| walk_error(root, error))?;
-        if entry.file_type().is_dir() {
-            continue;
-        }
-        // Filter on a lossy key first, so that an excluded file with an odd name never fails the
-        // build; only files that are kept must have names a catalog can carry.
-        if !filter.is_match(&lossy_key(root, entry.path())) {
-            continue;
-        }
-        let relative = relative_key(root, entry.path())?;
-        if !entry.file_type().is_file() {
-            return Err(Error::read(
-                entry.path(),
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
-            ));
-        }
-        found.push(Found {
-            relative,
-            source: entry.into_path(),
-        });
-    }
-    found.sort_by(|left, right| left.relative.cmp(&right.relative));
+    let found = walk(root, filter, &mut |error| Err(error))?;
     if let Some(pair) = found
         .windows(2)
         .find(|pair| pair[0].relative == pair[1].relative)
@@ -142,6 +133,82 @@ pub fn scan(root: &Path, filter: &Filter) -> Result<Vec<Found>, Error> {
             second: pair[1].source.clone(),
         });
     }
+    Ok(found)
+}
+
+/// Lists what [`scan`] would, skipping what it would refuse (a symlink loop or dangling link, an
+/// odd name, a file that is not regular) instead of failing: the folder as it is now, for a
+/// reader that must go on while someone edits it (bindery's dev mode). Each skipped entry is
+/// handed to `skipped`.
+///
+/// ```
+/// use bindery_codegen::scan::{Filter, scan, scan_skipping};
+/// let filter = Filter::new(&[], &[], false).unwrap();
+/// let root = std::path::Path::new("../../assets/fixtures");
+/// let mut skipped = Vec::new();
+/// let found = scan_skipping(root, &filter, &mut |error| skipped.push(error));
+/// assert_eq!(found, scan(root, &filter).unwrap());
+/// assert!(skipped.is_empty());
+/// ```
+pub fn scan_skipping(root: &Path, filter: &Filter, skipped: &mut dyn FnMut(Error)) -> Vec<Found> {
+    let mut found = walk(root, filter, &mut |error| {
+        skipped(error);
+        Ok(())
+    })
+    .unwrap_or_default();
+    found.dedup_by(|later, earlier| later.relative == earlier.relative);
+    found
+}
+
+/// The walk behind [`scan`] and [`scan_skipping`]: `on_error` decides whether an entry's error
+/// stops the walk (`Err`) or skips the entry (`Ok`).
+fn walk(
+    root: &Path,
+    filter: &Filter,
+    on_error: &mut dyn FnMut(Error) -> Result<(), Error>,
+) -> Result<Vec<Found>, Error> {
+    let walker = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || !filter.is_hidden(entry.file_name()));
+    let mut found = Vec::new();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                on_error(walk_error(root, error))?;
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        // Filter on a lossy key first, so that an excluded file with an odd name never fails the
+        // build; only files that are kept must have names a catalog can carry.
+        if !filter.is_match(&lossy_key(root, entry.path())) {
+            continue;
+        }
+        let relative = match relative_key(root, entry.path()) {
+            Ok(relative) => relative,
+            Err(error) => {
+                on_error(error)?;
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            on_error(Error::read(
+                entry.path(),
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
+            ))?;
+            continue;
+        }
+        found.push(Found {
+            relative,
+            source: entry.into_path(),
+        });
+    }
+    found.sort_by(|left, right| left.relative.cmp(&right.relative));
     Ok(found)
 }
 

@@ -74,14 +74,14 @@ pub const fn raw(
 pub const fn sorted_catalog(
     mode: Mode,
     prefix: &'static str,
-    dev_root: Option<&'static str>,
+    dev: Option<&'static DevSource>,
     files: &'static [EmbeddedFile],
 ) -> Catalog {
     Catalog {
         mode,
         prefix,
         files,
-        dev_root,
+        dev,
     }
 }
 
@@ -91,7 +91,7 @@ pub const fn sorted_catalog(
 pub const fn catalog(
     mode: Mode,
     prefix: &'static str,
-    dev_root: Option<&'static str>,
+    dev: Option<&'static DevSource>,
     files: &'static [EmbeddedFile],
 ) -> Catalog {
     let mut index = 1;
@@ -109,7 +109,7 @@ pub const fn catalog(
         mode,
         prefix,
         files,
-        dev_root,
+        dev,
     }
 }
 
@@ -124,23 +124,40 @@ const fn is_less(left: &[u8], right: &[u8]) -> bool {
     left.len() < right.len()
 }
 
-/// The folder a catalog reads from in dev mode: `Some(path)` with the `dev` feature in builds with
-/// debug assertions, `None` (and no path in the binary) otherwise.
+/// Where and how a catalog reads its folder in dev mode: the folder and the build's rules.
+#[derive(Debug)]
+pub struct DevSource {
+    /// The folder, absolute (from `CARGO_MANIFEST_DIR`).
+    pub root: &'static str,
+    pub include: &'static [&'static str],
+    pub exclude: &'static [&'static str],
+    pub include_hidden: bool,
+    pub modified: bool,
+}
+
+/// A catalog's dev source: `Some` with the `dev` feature in builds with debug assertions, `None`
+/// otherwise, when the folder's path and the rules never reach the binary.
 #[cfg(all(feature = "dev", debug_assertions))]
 #[macro_export]
 #[doc(hidden)]
-macro_rules! __bindery_dev_root {
-    ($root:expr) => {
-        ::core::option::Option::Some($root)
+macro_rules! __bindery_dev {
+    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr $(,)?) => {
+        ::core::option::Option::Some(&$crate::__private::DevSource {
+            root: $root,
+            include: &[$($include),*],
+            exclude: &[$($exclude),*],
+            include_hidden: $hidden,
+            modified: $modified,
+        })
     };
 }
 
-/// The folder a catalog reads from in dev mode: `None` without the `dev` feature.
+/// A catalog's dev source: always `None` without the `dev` feature or in a release build.
 #[cfg(not(all(feature = "dev", debug_assertions)))]
 #[macro_export]
 #[doc(hidden)]
-macro_rules! __bindery_dev_root {
-    ($root:expr) => {
+macro_rules! __bindery_dev {
+    ($($ignored:tt)*) => {
         ::core::option::Option::None
     };
 }

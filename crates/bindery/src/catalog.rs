@@ -3,7 +3,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::{Dir, EmbeddedFile, Error, Mode, dev, lookup};
+use crate::__private::DevSource;
+use crate::{Dir, EmbeddedFile, Error, Mode, lookup};
 
 /// A folder of files embedded at build time, ready to be read without any start-up work.
 ///
@@ -27,7 +28,8 @@ pub struct Catalog {
     pub(crate) mode: Mode,
     pub(crate) prefix: &'static str,
     pub(crate) files: &'static [EmbeddedFile],
-    pub(crate) dev_root: Option<&'static str>,
+    /// The folder and rules dev mode reads with; always `None` in builds without dev mode.
+    pub(crate) dev: Option<&'static DevSource>,
 }
 
 impl Catalog {
@@ -43,7 +45,7 @@ impl Catalog {
             mode,
             prefix: "",
             files: &[],
-            dev_root: None,
+            dev: None,
         }
     }
 
@@ -63,9 +65,6 @@ impl Catalog {
     /// assert!(STATIC.get("../hello.txt").is_none());
     /// ```
     pub fn get(&self, path: &str) -> Option<Cow<'static, [u8]>> {
-        if let Some(root) = self.dev_root {
-            return dev::read(root, self.prefix, path).map(Cow::Owned);
-        }
         let file = self.file(path)?;
         match self.mode {
             Mode::Static | Mode::Gzip => file.contents().ok(),
@@ -82,6 +81,10 @@ impl Catalog {
     /// assert_eq!(logo.mime(), "image/svg+xml");
     /// ```
     pub fn file(&self, path: &str) -> Option<&'static EmbeddedFile> {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if let Some(source) = self.dev {
+            return crate::dev::file(source, self.prefix, path);
+        }
         let files = self.files;
         self.position(path).map(|index| &files[index])
     }
@@ -96,7 +99,9 @@ impl Catalog {
     /// ```
     pub fn position(&self, path: &str) -> Option<usize> {
         let key = lookup::normalise(path)?;
-        self.files.binary_search_by(|file| file.path.cmp(key)).ok()
+        self.files()
+            .binary_search_by(|file| file.path.cmp(key))
+            .ok()
     }
 
     /// Every file as a slice, sorted by path.
@@ -105,7 +110,11 @@ impl Catalog {
     /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
     /// assert_eq!(ASSETS.files().len(), ASSETS.len());
     /// ```
-    pub const fn files(&self) -> &'static [EmbeddedFile] {
+    pub fn files(&self) -> &'static [EmbeddedFile] {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if let Some(source) = self.dev {
+            return crate::dev::files(source, self.prefix);
+        }
         self.files
     }
 
@@ -117,7 +126,7 @@ impl Catalog {
     /// assert!(total > 0);
     /// ```
     pub fn iter(&self) -> std::slice::Iter<'static, EmbeddedFile> {
-        self.files.iter()
+        self.files().iter()
     }
 
     /// The number of files.
@@ -126,8 +135,8 @@ impl Catalog {
     /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
     /// assert_eq!(ASSETS.len(), ASSETS.iter().count());
     /// ```
-    pub const fn len(&self) -> usize {
-        self.files.len()
+    pub fn len(&self) -> usize {
+        self.files().len()
     }
 
     /// Whether the catalog holds no files.
@@ -136,8 +145,8 @@ impl Catalog {
     /// # static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
     /// assert!(!ASSETS.is_empty());
     /// ```
-    pub const fn is_empty(&self) -> bool {
-        self.files.is_empty()
+    pub fn is_empty(&self) -> bool {
+        self.files().is_empty()
     }
 
     /// The mode the catalog was built in.
@@ -158,7 +167,7 @@ impl Catalog {
     /// assert_eq!(ASSETS.is_dev(), cfg!(all(feature = "dev", debug_assertions)));
     /// ```
     pub const fn is_dev(&self) -> bool {
-        self.dev_root.is_some()
+        self.dev.is_some()
     }
 
     /// The prefix put before every path at build time (`""` when none was asked for).
@@ -189,7 +198,7 @@ impl Catalog {
     /// assert_eq!(names, ["deep/a/b/"]);
     /// ```
     pub fn dir(&self, path: &str) -> Dir {
-        Dir::new(self.files, path)
+        Dir::new(self.files(), path)
     }
 
     /// Writes every file under `target`, creating folders as needed, like go-bindata's
@@ -206,7 +215,7 @@ impl Catalog {
         let target = target.as_ref();
         std::fs::create_dir_all(target)
             .map_err(|source| Error::io("cannot create", target, source))?;
-        for file in self.files {
+        for file in self.files() {
             // Keys come from codegen and never hold `..`; checking again keeps `restore` unable to
             // write outside `target` even if a hand-written catalog breaks that rule.
             let Some(key) = lookup::normalise(file.path) else {

@@ -1,29 +1,199 @@
-//! Dev mode: read files from the embedded folder on disk, jailed to that folder.
+//! Dev mode: a catalog that reflects its folder as it is on disk now, with the build's rules.
 //!
-//! Only compiled in when the `dev` feature is on and debug assertions are enabled; release builds
-//! always read the embedded bytes.
+//! Compiled only with the `dev` feature in builds with debug assertions, where generated code
+//! gives the catalog a [`DevSource`] (the folder and the build's include/exclude globs, `hidden`
+//! and `modified` options). Which files belong is decided by `bindery-codegen`'s own [`Filter`]
+//! and walk, the ones the build used; their metadata by its [`describe`] functions, so a file has
+//! the same ETag, media type and `Content-Type` here as in a release build.
+//!
+//! The catalog's API hands out `&'static` files and slices. To keep that API unchanged, each
+//! distinct version of a file (path and content) is read once and kept for the life of the
+//! process; reads that find the same length and modification time reuse it without reading the
+//! file again, and a file saved with unchanged content keeps its version. A dev session therefore
+//! holds every version of every file it served: a few megabytes for a front-end's edit loop.
+//! Release builds have none of this code.
+//!
+//! The folder is a jail: paths go through the catalog's key rules (no `..`, `.`, empty segments,
+//! backslashes or NUL), hidden segments are refused unless the build embeds them, and a file
+//! whose real path (symlinks resolved) is outside the folder is never read, although a build
+//! follows such links.
 
-/// Reads `path` from the folder `root` the catalog was built from, or `None`.
-///
-/// The path goes through the same normalisation as a catalog lookup (no `..`, no backslash, no NUL),
-/// hidden segments are refused, and the resolved file must still lie inside `root` once symlinks
-/// are resolved: nothing outside the folder can be read.
-#[cfg(all(feature = "dev", debug_assertions))]
-pub(crate) fn read(root: &str, prefix: &str, path: &str) -> Option<Vec<u8>> {
-    let key = crate::lookup::normalise(path)?;
-    let relative = key.strip_prefix(prefix)?;
-    if relative.is_empty() || relative.split('/').any(|segment| segment.starts_with('.')) {
-        return None;
-    }
-    let root = std::fs::canonicalize(root).ok()?;
-    let resolved = std::fs::canonicalize(root.join(relative)).ok()?;
-    if !resolved.starts_with(&root) || !resolved.is_file() {
-        return None;
-    }
-    std::fs::read(resolved).ok()
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bindery_codegen::describe;
+use bindery_codegen::scan::{self, Filter};
+
+use crate::__private::DevSource;
+use crate::EmbeddedFile;
+use crate::lookup;
+
+/// The state of one catalog's folder: its compiled rules and the versions of files seen.
+struct Folder {
+    /// `None` when the rules do not compile; they did when the catalog was built, so only a
+    /// hand-edited module gets here, and its catalog is then empty.
+    filter: Option<Filter>,
+    seen: HashMap<String, Seen>,
+    /// The last listing handed out, kept while the folder's listing stays the same.
+    listing: &'static [EmbeddedFile],
 }
 
-#[cfg(not(all(feature = "dev", debug_assertions)))]
-pub(crate) fn read(_root: &str, _prefix: &str, _path: &str) -> Option<Vec<u8>> {
-    None
+/// The version of a file last read, and what its disk metadata was then.
+struct Seen {
+    stamp: Stamp,
+    hash: String,
+    file: &'static EmbeddedFile,
+}
+
+/// What tells, without reading a file, that it may have changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+/// The catalog key of a dev source's state: where the source lives, and the catalog's prefix
+/// (two catalogs may share identical sources, hence the prefix).
+type Key = (usize, &'static str);
+
+fn with_folder<R>(
+    source: &'static DevSource,
+    prefix: &'static str,
+    work: impl FnOnce(&mut Folder) -> R,
+) -> R {
+    static FOLDERS: OnceLock<Mutex<HashMap<Key, Folder>>> = OnceLock::new();
+    let mut folders = FOLDERS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let key = (std::ptr::from_ref(source) as usize, prefix);
+    let folder = folders.entry(key).or_insert_with(|| Folder {
+        filter: Filter::new(
+            &owned(source.include),
+            &owned(source.exclude),
+            source.include_hidden,
+        )
+        .ok(),
+        seen: HashMap::new(),
+        listing: &[],
+    });
+    work(folder)
+}
+
+fn owned(globs: &[&str]) -> Vec<String> {
+    globs.iter().map(|glob| (*glob).to_owned()).collect()
+}
+
+/// The file at `path` as it is on disk now, if the build's rules would embed it.
+pub(crate) fn file(
+    source: &'static DevSource,
+    prefix: &'static str,
+    path: &str,
+) -> Option<&'static EmbeddedFile> {
+    let key = lookup::normalise(path)?;
+    let relative = key.strip_prefix(prefix)?;
+    with_folder(source, prefix, |folder| {
+        let filter = folder.filter.as_ref()?;
+        if relative.is_empty() || !filter.keeps(relative) {
+            return None;
+        }
+        let root = std::fs::canonicalize(source.root).ok()?;
+        let disk = jailed(&root, &root.join(relative))?;
+        current(&mut folder.seen, source, prefix, relative, &disk)
+    })
+}
+
+/// Every file the build's rules would embed from the folder as it is now, sorted by path.
+/// Entries a build would refuse (a dangling link, a name that is not UTF-8...) are left out.
+pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'static [EmbeddedFile] {
+    with_folder(source, prefix, |folder| {
+        let (Some(filter), Ok(root)) = (&folder.filter, std::fs::canonicalize(source.root)) else {
+            return &[][..];
+        };
+        let mut listing = Vec::new();
+        for found in scan::scan_skipping(&root, filter, &mut |_| {}) {
+            let Some(disk) = jailed(&root, &found.source) else {
+                continue;
+            };
+            if let Some(file) = current(&mut folder.seen, source, prefix, &found.relative, &disk) {
+                listing.push(*file);
+            }
+        }
+        let is_unchanged = listing.len() == folder.listing.len()
+            && listing.iter().zip(folder.listing).all(|(new, old)| {
+                new.path == old.path && new.etag == old.etag && new.modified == old.modified
+            });
+        if !is_unchanged {
+            folder.listing = Vec::leak(listing);
+        }
+        folder.listing
+    })
+}
+
+/// `path` with symlinks resolved, if that lies inside `root` (itself resolved).
+fn jailed(root: &Path, path: &Path) -> Option<PathBuf> {
+    let resolved = std::fs::canonicalize(path).ok()?;
+    resolved.starts_with(root).then_some(resolved)
+}
+
+/// The current version of one file: the one seen before when its length and modification time
+/// are unchanged (or its content is), else a new one read from `disk`.
+fn current(
+    seen: &mut HashMap<String, Seen>,
+    source: &DevSource,
+    prefix: &str,
+    relative: &str,
+    disk: &Path,
+) -> Option<&'static EmbeddedFile> {
+    let metadata = std::fs::metadata(disk).ok()?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let stamp = Stamp {
+        len: metadata.len(),
+        modified: metadata.modified().ok(),
+    };
+    if let Some(known) = seen.get(relative).filter(|known| known.stamp == stamp) {
+        return Some(known.file);
+    }
+    let bytes = std::fs::read(disk).ok()?;
+    let hash = describe::hash(&bytes);
+    let modified = source
+        .modified
+        .then(|| stamp.modified?.duration_since(UNIX_EPOCH).ok())
+        .flatten()
+        .map(|since| since.as_secs());
+    if let Some(known) = seen.get_mut(relative) {
+        if known.hash == hash && known.file.modified == modified {
+            known.stamp = stamp;
+            return Some(known.file);
+        }
+    }
+    let file = version(prefix, relative, bytes, &hash, modified);
+    seen.insert(relative.to_owned(), Seen { stamp, hash, file });
+    Some(file)
+}
+
+/// A new version of a file, kept for the life of the process (see the module docs).
+fn version(
+    prefix: &str,
+    relative: &str,
+    bytes: Vec<u8>,
+    hash: &str,
+    modified: Option<u64>,
+) -> &'static EmbeddedFile {
+    let mime = describe::mime(relative);
+    Box::leak(Box::new(EmbeddedFile {
+        path: String::leak(format!("{prefix}{relative}")),
+        len: bytes.len(),
+        stored: Vec::leak(bytes),
+        etag: String::leak(describe::etag(hash)),
+        gzip_etag: None,
+        variants: &[],
+        mime,
+        content_type: String::leak(describe::content_type(mime)),
+        modified,
+    }))
 }

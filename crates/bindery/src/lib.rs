@@ -39,6 +39,7 @@
 #[allow(missing_docs)]
 pub mod __private;
 mod catalog;
+#[cfg(all(feature = "dev", debug_assertions))]
 mod dev;
 mod dir;
 mod encoding;

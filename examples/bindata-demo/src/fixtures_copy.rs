@@ -167,12 +167,6 @@ pub static FIXTURES_COPY: ::bindery::Catalog = {
             __MIME_1,
         ),
     ];
-    ::bindery::__private::catalog(
-        ::bindery::Mode::Copy,
-        "",
-        ::bindery::__bindery_dev_root!(
-            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/fixtures")
-        ),
-        FILES,
-    )
+    const DEV: ::core::option::Option<&::bindery::__private::DevSource> = ::core::option::Option::None;
+    ::bindery::__private::catalog(::bindery::Mode::Copy, "", DEV, FILES)
 };

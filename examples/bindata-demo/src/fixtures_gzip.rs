@@ -186,12 +186,6 @@ pub static FIXTURES_GZIP: ::bindery::Catalog = {
             __MIME_0,
         ),
     ];
-    ::bindery::__private::catalog(
-        ::bindery::Mode::Gzip,
-        "",
-        ::bindery::__bindery_dev_root!(
-            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/fixtures")
-        ),
-        FILES,
-    )
+    const DEV: ::core::option::Option<&::bindery::__private::DevSource> = ::core::option::Option::None;
+    ::bindery::__private::catalog(::bindery::Mode::Gzip, "", DEV, FILES)
 };

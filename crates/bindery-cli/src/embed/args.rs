@@ -74,6 +74,11 @@ pub struct EmbedArgs {
     /// (`.incbin`) instead of `include_bytes!`, sparing rustc; `0` for every file, `off` never.
     #[arg(long, value_name = "BYTES|off", default_value = "1048576", value_parser = parse_large)]
     pub large: Large,
+    /// Dev mode (go-bindata's `-debug`): in debug builds with bindery's `dev` feature, the
+    /// catalog reads the folder from disk as it is now, with the same rules; release builds
+    /// always embed. The module must be inside a crate (a `Cargo.toml` above `--out`).
+    #[arg(long)]
+    pub dev: bool,
     /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
     #[arg(long)]
     pub check: bool,
@@ -131,6 +136,9 @@ impl EmbedArgs {
         }
         if self.hidden {
             words.push("--hidden".into());
+        }
+        if self.dev {
+            words.push("--dev".into());
         }
         if self.large.0 != Some(DEFAULT_LARGE_THRESHOLD) {
             let threshold = self

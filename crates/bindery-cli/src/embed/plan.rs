@@ -42,10 +42,18 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
         .ancestors()
         .find(|dir| dir.join("Cargo.toml").is_file())
         .map(Path::to_path_buf);
+    if args.dev && manifest_dir.is_none() {
+        return Err(Error::Usage(format!(
+            "--dev needs --out `{}` inside a crate (no Cargo.toml above it): dev mode names the \
+             folder from the crate's manifest folder",
+            args.out.display()
+        )));
+    }
     let locator = Locator::Module {
         module_dir: out_dir.to_path_buf(),
         blob_dir: blob_dir.clone(),
         manifest_dir,
+        dev: args.dev,
     };
     let text = module(manifest, &locator, &args.name, &header(args))
         .ok_or_else(|| Error::Usage(format!("--name `{}` is not a Rust identifier", args.name)))?;

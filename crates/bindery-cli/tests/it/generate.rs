@@ -13,7 +13,7 @@ fn bad_input_gets_one_line_exit_2_and_writes_nothing() {
     let cwd = dir.path();
     write_site(&cwd.join("site"));
     std::fs::write(cwd.join("file.txt"), "not a folder").expect("write");
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["missing", "--out", "out/a.rs"], "folder `missing`"),
         (
             &["file.txt", "--out", "out/a.rs"],
@@ -49,6 +49,8 @@ fn bad_input_gets_one_line_exit_2_and_writes_nothing() {
             ],
             "--level",
         ),
+        // No Cargo.toml above the module: dev mode could not name the folder.
+        (&["site", "--out", "out/a.rs", "--dev"], "--dev"),
     ];
     for (args, named) in cases {
         let output = embed(cwd, args);
@@ -269,6 +271,84 @@ fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
         .expect("cargo runs");
     assert!(run.status.success(), "{}", stderr(&run));
     assert_eq!(stdout(&run).trim(), "20 files byte-exact");
+}
+
+/// `--dev`: in a user's crate built with bindery's `dev` feature, the generated module's catalog
+/// reflects the folder on disk, with the rules it was generated with; without `--dev` it embeds.
+#[test]
+fn a_dev_module_reads_the_folder_now_with_the_generators_rules() {
+    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    project.write(
+        "Cargo.toml",
+        format!(
+            "[package]\nname = \"generated_dev\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"dev\"] }}\n",
+            crate_path("bindery")
+        ),
+    );
+    write_site(&project.path().join("assets"));
+    project.write("assets/app.js.map", "{}");
+    project.write(
+        "src/main.rs",
+        "mod assets;\nmod embedded;\n\nfn main() {\n    \
+             for catalog in [&assets::ASSETS, &embedded::EMBEDDED] {\n        \
+                 let paths: Vec<&str> = catalog.iter().map(|file| file.path()).collect();\n        \
+                 let app = catalog.get(\"web/app.js\").map(|bytes| bytes.len());\n        \
+                 println!(\"{} {paths:?} {app:?}\", catalog.is_dev());\n    \
+             }\n\
+         }\n",
+    );
+    for (out, name, dev) in [
+        ("src/assets.rs", "ASSETS", true),
+        ("src/embedded.rs", "EMBEDDED", false),
+    ] {
+        let mut args = vec![
+            "assets",
+            "--mode",
+            "gzip",
+            "--prefix",
+            "web",
+            "--exclude",
+            "**/*.map",
+            "--out",
+            out,
+            "--name",
+            name,
+        ];
+        if dev {
+            args.push("--dev");
+        }
+        let output = embed(project.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let module = std::fs::read_to_string(project.path().join("src/assets.rs")).expect("module");
+    assert!(module.contains("--dev"), "the header records --dev");
+    assert!(module.contains("__bindery_dev!"), "{module}");
+    let embedded = std::fs::read_to_string(project.path().join("src/embedded.rs")).expect("module");
+    assert!(
+        !embedded.contains("__bindery_dev!"),
+        "no dev source without --dev"
+    );
+
+    let build = project
+        .cargo(&["build", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    assert!(build.status.success(), "{}", stderr(&build));
+    project.write("assets/app.js", "edited");
+    project.write("assets/added.txt", "new");
+    project.write("assets/added.js.map", "{}");
+    project.remove("assets/empty.txt");
+    let binary = project.target().join("debug/generated_dev");
+    let run = project.command(binary).output().expect("runs");
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(
+        stdout(&run).lines().collect::<Vec<_>>(),
+        [
+            r#"true ["web/added.txt", "web/app.js", "web/img/noise.bin", "web/index.html"] Some(6)"#,
+            r#"false ["web/app.js", "web/empty.txt", "web/img/noise.bin", "web/index.html"] Some(1040)"#,
+        ]
+    );
 }
 
 #[test]

@@ -63,6 +63,7 @@ fn rendered_modules_are_deterministic_and_relative() {
             module_dir: out.path().to_path_buf(),
             blob_dir: out.path().join("bindata"),
             manifest_dir: None,
+            dev: false,
         };
         module(&manifest, &locator, "ASSETS", "generated").expect("valid name")
     };
@@ -88,6 +89,7 @@ fn an_invalid_name_renders_nothing() {
         module_dir: fixtures(),
         blob_dir: fixtures(),
         manifest_dir: None,
+        dev: false,
     };
     for name in ["", "1abc", "two words", "fn", "a-b"] {
         assert!(module(&manifest, &locator, name, "x").is_none(), "{name}");
@@ -183,6 +185,7 @@ mod large {
             module_dir: dir.path().to_path_buf(),
             blob_dir: dir.path().join("blobs"),
             manifest_dir: None,
+            dev: false,
         };
         let text = catalog(&manifest, &locator, "m").to_string();
         assert!(!text.contains("__bindery_incbin"), "{text}");

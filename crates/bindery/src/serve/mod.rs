@@ -88,7 +88,9 @@ pub struct ServeCatalog {
 
 #[derive(Debug, Clone)]
 struct Config {
-    fallback: Option<usize>,
+    /// The SPA fallback's catalog key, when the catalog had that file at setup (a dev catalog:
+    /// whenever it is set; looked up per request).
+    fallback: Option<String>,
     no_fallback: Vec<String>,
     index_file: String,
     max_path_len: usize,
@@ -120,7 +122,9 @@ impl ServeCatalog {
     /// Scripts and images that are missing still get 404. When the catalog has no such file
     /// there is no fallback: check with [`fallback`](Self::fallback).
     pub fn spa_fallback(mut self, path: &str) -> Self {
-        Arc::make_mut(&mut self.config).fallback = self.catalog.position(path);
+        let key = crate::lookup::normalise(path)
+            .filter(|key| self.catalog.is_dev() || self.catalog.position(key).is_some());
+        Arc::make_mut(&mut self.config).fallback = key.map(str::to_owned);
         self
     }
 
@@ -208,16 +212,19 @@ impl ServeCatalog {
 
     /// The SPA fallback file, if one is set and exists.
     pub fn fallback(&self) -> Option<&'static EmbeddedFile> {
-        self.config
-            .fallback
-            .map(|index| &self.catalog.files()[index])
+        self.catalog.file(self.config.fallback.as_deref()?)
     }
 }
 
+/// Header values for every file, computed once. A dev catalog has none: its files change on disk,
+/// so each request prepares the file it serves.
 fn prepare(
     catalog: &'static Catalog,
     policy: &dyn Fn(&EmbeddedFile) -> http::HeaderValue,
 ) -> Arc<[Prepared]> {
+    if catalog.is_dev() {
+        return Arc::new([]);
+    }
     catalog
         .files()
         .iter()

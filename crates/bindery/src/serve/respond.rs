@@ -11,9 +11,17 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 
 use super::encoding::Accepted;
+use super::prepared::{NO_CACHE, Prepared};
 use super::range::Decision;
 use super::{Body, ServeCatalog, conditional, path, range};
-use crate::Mode;
+use crate::{EmbeddedFile, Mode};
+
+/// A file found for a request, with its header values.
+struct Target<'a> {
+    prepared: Cow<'a, Prepared>,
+    /// Its place in the service's table (the decompressed cache's key); `None` in dev mode.
+    index: Option<usize>,
+}
 
 impl ServeCatalog {
     /// Answers one request. The tower `Service` calls this; it is public so that other
@@ -73,35 +81,51 @@ impl ServeCatalog {
         let found = if has_empty_segment {
             None
         } else if key.is_empty() || key.ends_with('/') {
-            self.catalog
-                .position(&format!("{key}{}", self.config.index_file))
+            self.find(&format!("{key}{}", self.config.index_file))
         } else {
-            self.catalog.position(key)
+            self.find(key)
         };
-        let index = match found {
-            Some(index) => index,
+        let target = match found {
+            Some(target) => target,
             None if !has_empty_segment && self.is_folder(key) => {
                 return Answer::Ready(redirect_to_folder(request));
             }
             None => match self.fallback_for(request.headers(), &decoded) {
-                Some(index) => index,
+                Some(target) => target,
                 None => return Answer::Ready(error(StatusCode::NOT_FOUND, "not found")),
             },
         };
-        self.serve_file(index, request.headers(), is_head)
+        self.serve_file(&target, request.headers(), is_head)
+    }
+
+    /// The file at a catalog key with its prepared headers: from the table built with the
+    /// service, or, for a dev catalog, the file as it is on disk now with headers made for it.
+    fn find(&self, key: &str) -> Option<Target<'_>> {
+        if self.catalog.is_dev() {
+            let file = self.catalog.file(key)?;
+            let no_cache = |_: &EmbeddedFile| HeaderValue::from_static(NO_CACHE);
+            return Some(Target {
+                prepared: Cow::Owned(Prepared::new(file, &no_cache)),
+                index: None,
+            });
+        }
+        let index = self.catalog.position(key)?;
+        Some(Target {
+            prepared: Cow::Borrowed(&self.prepared[index]),
+            index: Some(index),
+        })
     }
 
     fn is_folder(&self, key: &str) -> bool {
         !key.is_empty()
             && !key.ends_with('/')
             && self
-                .catalog
-                .position(&format!("{key}/{}", self.config.index_file))
+                .find(&format!("{key}/{}", self.config.index_file))
                 .is_some()
     }
 
-    fn fallback_for(&self, headers: &HeaderMap, decoded: &str) -> Option<usize> {
-        let index = self.config.fallback?;
+    fn fallback_for(&self, headers: &HeaderMap, decoded: &str) -> Option<Target<'_>> {
+        let path = self.config.fallback.as_deref()?;
         let is_navigation = headers
             .get_all(ACCEPT)
             .iter()
@@ -110,15 +134,16 @@ impl ServeCatalog {
         let is_excluded = self.config.no_fallback.iter().any(|prefix| {
             decoded.starts_with(prefix.as_str()) || decoded == prefix.trim_end_matches('/')
         });
-        (is_navigation && !is_excluded).then_some(index)
+        if is_navigation && !is_excluded {
+            self.find(path)
+        } else {
+            None
+        }
     }
 
-    fn serve_file(&self, index: usize, headers: &HeaderMap, is_head: bool) -> Answer {
-        let prepared = &self.prepared[index];
+    fn serve_file(&self, target: &Target<'_>, headers: &HeaderMap, is_head: bool) -> Answer {
+        let prepared = &*target.prepared;
         let file = prepared.file;
-        if self.catalog.is_dev() {
-            return Answer::Ready(self.serve_from_disk(index, is_head));
-        }
         // Ranges apply to the identity representation, so a range request is never encoded.
         let range_header = if is_head { None } else { headers.get(RANGE) };
         let encoded = if range_header.is_none() && !prepared.representations.is_empty() {
@@ -180,7 +205,12 @@ impl ServeCatalog {
                     out.insert(CONTENT_RANGE, content_range);
                 }
                 // Bounds come from `range::decide` against this very length.
-                self.with_identity_body(index, response, Some((start as usize, end as usize)))
+                self.with_identity_body(
+                    file,
+                    target.index,
+                    response,
+                    Some((start as usize, end as usize)),
+                )
             }
             Decision::Full => match encoded {
                 Some(representation) => {
@@ -196,7 +226,7 @@ impl ServeCatalog {
                     if is_head {
                         Answer::Ready(response)
                     } else {
-                        self.with_identity_body(index, response, None)
+                        self.with_identity_body(file, target.index, response, None)
                     }
                 }
             },
@@ -205,30 +235,35 @@ impl ServeCatalog {
 
     /// `response` with the identity body (or the `range` of it), or, when getting that body
     /// means decompressing a large file not in the cache, the work left to do.
+    /// `index` is the file's place in the service's table, `None` for a dev catalog's file
+    /// (always stored raw, so never decompressed nor cached).
     fn with_identity_body(
         &self,
-        index: usize,
+        file: &'static EmbeddedFile,
+        index: Option<usize>,
         response: Response<Body>,
         range: Option<(usize, usize)>,
     ) -> Answer {
-        if self.is_slow_to_decode(index) {
+        if self.is_slow_to_decode(file, index) {
             return Answer::Deferred(Deferred {
                 service: self.clone(),
+                file,
                 index,
                 response,
                 range,
             });
         }
-        Answer::Ready(self.fill_identity_body(index, response, range))
+        Answer::Ready(self.fill_identity_body(file, index, response, range))
     }
 
     fn fill_identity_body(
         &self,
-        index: usize,
+        file: &'static EmbeddedFile,
+        index: Option<usize>,
         mut response: Response<Body>,
         range: Option<(usize, usize)>,
     ) -> Response<Body> {
-        let Ok(body) = self.identity_body(index) else {
+        let Ok(body) = self.identity_body(file, index) else {
             return internal_error();
         };
         let body = match range {
@@ -241,52 +276,39 @@ impl ServeCatalog {
 
     /// Whether the identity body of `index` means decompressing more than the off-thread
     /// threshold: a gzip-stored file, larger than it, whose body is not cached.
-    fn is_slow_to_decode(&self, index: usize) -> bool {
+    fn is_slow_to_decode(&self, file: &EmbeddedFile, index: Option<usize>) -> bool {
         let Some(threshold) = self.config.off_thread_above else {
             return false;
         };
-        let file = self.prepared[index].file;
         self.catalog.mode() != Mode::Copy
             && file.raw().is_none()
             && file.len() > threshold
             && !self
                 .cache
                 .as_ref()
-                .is_some_and(|cache| cache.contains(index))
+                .zip(index)
+                .is_some_and(|(cache, index)| cache.contains(index))
     }
 
     /// The uncompressed body: lent from the binary, decompressed (through the cache when on), or
     /// copied in `copy` mode, which exists to show what a copy per request costs.
-    fn identity_body(&self, index: usize) -> Result<Bytes, crate::Error> {
-        let file = self.prepared[index].file;
+    fn identity_body(
+        &self,
+        file: &'static EmbeddedFile,
+        index: Option<usize>,
+    ) -> Result<Bytes, crate::Error> {
         if self.catalog.mode() == Mode::Copy {
             return file
                 .contents()
                 .map(|contents| Bytes::from(contents.into_owned()));
         }
-        match (file.raw(), &self.cache) {
+        match (file.raw(), self.cache.as_ref().zip(index)) {
             (Some(raw), _) => Ok(Bytes::from_static(raw)),
-            (None, Some(cache)) => cache.get_or_insert(index, || file.contents().map(cow_to_bytes)),
+            (None, Some((cache, index))) => {
+                cache.get_or_insert(index, || file.contents().map(cow_to_bytes))
+            }
             (None, None) => file.contents().map(cow_to_bytes),
         }
-    }
-
-    /// Dev mode: the file as it is on disk now, so no validators that could go stale.
-    fn serve_from_disk(&self, index: usize, is_head: bool) -> Response<Body> {
-        let prepared = &self.prepared[index];
-        let Some(contents) = self.catalog.get(prepared.file.path()) else {
-            return error(StatusCode::NOT_FOUND, "not found");
-        };
-        let body = cow_to_bytes(contents);
-        let mut response = Response::new(Body::default());
-        let out = response.headers_mut();
-        out.insert(CONTENT_TYPE, prepared.content_type.clone());
-        out.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        out.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
-        if !is_head {
-            *response.body_mut() = Body::new(body);
-        }
-        response
     }
 }
 
@@ -300,7 +322,8 @@ pub(super) enum Answer {
 /// (the service runs it on the blocking pool, so one large file never stalls an async worker).
 pub(super) struct Deferred {
     service: ServeCatalog,
-    index: usize,
+    file: &'static EmbeddedFile,
+    index: Option<usize>,
     response: Response<Body>,
     range: Option<(usize, usize)>,
 }
@@ -309,7 +332,7 @@ impl Deferred {
     /// Decompresses (or takes from the cache) and returns the finished response.
     pub(super) fn finish(self) -> Response<Body> {
         self.service
-            .fill_identity_body(self.index, self.response, self.range)
+            .fill_identity_body(self.file, self.index, self.response, self.range)
     }
 }
 

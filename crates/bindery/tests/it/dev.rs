@@ -1,28 +1,177 @@
-//! Dev mode: with the `dev` feature, debug builds read the folder on disk, jailed to it; with
-//! debug assertions off the same code reads the embedded bytes.
+//! Dev mode, as a user's crate gets it: with the `dev` feature, a debug build's catalog reflects
+//! its folder on disk now (through `get`, `file`, `iter`, `dir`, `restore` and the real HTTP
+//! service), with the build's own rules, jailed to the folder; a release build of the same crate
+//! embeds and holds no trace of the folder.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 use crate::project::Project;
 
-const MAIN: &str = r#"
-static ASSETS: bindery::Catalog = bindery::embed!("assets/site");
+const MANIFEST: &str = r#"
+[dependencies.axum]
+version = "0.8"
+default-features = false
+features = ["http1", "tokio"]
 
-fn main() {
-    for path in std::env::args().skip(1) {
-        match ASSETS.get(&path) {
-            Some(bytes) => println!("{path} => {}", String::from_utf8_lossy(&bytes)),
-            None => println!("{path} => none"),
+[dependencies.tokio]
+version = "1"
+features = ["macros", "rt-multi-thread", "net"]
+
+[features]
+default = ["bindery/dev", "bindery/serve"]
+"#;
+
+/// `cli <path>...` prints what `get` returns for each path; `serve` serves the catalog and a few
+/// routes that show the catalog API, and prints its address.
+const MAIN: &str = r#"
+use axum::{Router, routing::get};
+use bindery::{DirEntry, serve::ServeCatalog};
+
+static ASSETS: bindery::Catalog =
+    bindery::embed!("assets/site", exclude = ["**/*.map"], prefix = "static");
+
+fn list() -> String {
+    ASSETS
+        .iter()
+        .map(|file| format!("{} {} {} {}\n", file.path(), file.len(), file.etag(), file.mime()))
+        .collect()
+}
+
+fn dir(path: &str) -> String {
+    ASSETS
+        .dir(path)
+        .map(|entry| match entry {
+            DirEntry::File(file) => format!("{}\n", file.path()),
+            DirEntry::Dir(path) => format!("{path}/\n"),
+        })
+        .collect()
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("serve") {
+        println!("dev {}", ASSETS.is_dev());
+        for path in &args {
+            match ASSETS.get(path) {
+                Some(bytes) => println!("{path} => {}", String::from_utf8_lossy(&bytes).trim_end()),
+                None => println!("{path} => none"),
+            }
         }
+        return;
     }
+    let service = ServeCatalog::new(&ASSETS)
+        .spa_fallback("static/index.html")
+        .no_fallback_prefix("/api/");
+    let app = Router::new()
+        .route("/api/list", get(|| async { list() }))
+        .route("/api/dir/top", get(|| async { dir("static") }))
+        .route("/api/dir/sub", get(|| async { dir("static/sub") }))
+        .route(
+            "/api/restore",
+            get(|| async {
+                let target = std::env::var("RESTORE_TO").expect("RESTORE_TO");
+                ASSETS.restore(target).map_or_else(|error| error.to_string(), |()| "ok".into())
+            }),
+        )
+        .fallback_service(service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    println!("{}", listener.local_addr().expect("address"));
+    axum::serve(listener, app).await.expect("serve");
 }
 "#;
 
-fn run(paths: &[&str]) -> Vec<String> {
-    let binary =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects/debug/bindery_dev_mode");
-    let output = std::process::Command::new(binary)
-        .args(paths)
-        .output()
-        .expect("runs");
+/// One response read off the wire.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: BTreeMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// A request written by hand, so that the target reaches the server exactly as given (a client
+/// library would resolve `..` before sending).
+fn request(address: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut stream = TcpStream::connect(address).expect("connect");
+    let mut text =
+        format!("{method} {target} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n");
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str("\r\n");
+    stream.write_all(text.as_bytes()).expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("receive");
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("a header block");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines.next().expect("status line")[9..12]
+        .parse()
+        .expect("status");
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+fn get(address: SocketAddr, target: &str) -> Reply {
+    request(address, "GET", target, &[])
+}
+
+/// The server, stopped when dropped.
+struct Server {
+    child: Child,
+    address: SocketAddr,
+}
+
+impl Server {
+    fn start(binary: &Path, restore_to: &Path) -> Server {
+        let mut child = Command::new(binary)
+            .arg("serve")
+            .env("RESTORE_TO", restore_to)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("address line");
+        let address = line.trim().parse().expect("an address");
+        Server { child, address }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn run_cli(binary: &Path, paths: &[&str]) -> Vec<String> {
+    let output = Command::new(binary).args(paths).output().expect("runs");
     assert!(
         output.status.success(),
         "{}",
@@ -34,61 +183,258 @@ fn run(paths: &[&str]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn dev_mode_reads_from_disk_without_a_rebuild_and_never_outside_the_folder() {
-    let project = Project::new(
-        "bindery_dev_mode",
-        "[features]\ndefault = [\"bindery/dev\"]\n",
-    );
-    project.write("src/main.rs", MAIN);
-    project.write("assets/site/page.txt", "first");
-    project.write("assets/site/.env", "hidden");
+fn write_site(project: &Project) {
+    project.write("assets/site/index.html", "<!doctype html><p>app</p>\n");
+    project.write("assets/site/app.js", "console.log('v1');\n");
+    project.write("assets/site/app.js.map", "{\"version\":3}");
+    project.write("assets/site/sub/page.txt", "0123456789abcdefghij");
+    project.write("assets/site/.env", "SECRET=1");
+    project.write("assets/site/.git/config", "[core]");
     project.write("assets/secret.txt", "outside the folder");
     std::os::unix::fs::symlink(
         project.path().join("assets/secret.txt"),
-        project.path().join("assets/site/link.txt"),
+        project.path().join("assets/site/escape.txt"),
     )
-    .expect("symlink");
-    project.build(&[]);
+    .expect("symlink out");
+    std::os::unix::fs::symlink(
+        "sub/page.txt",
+        project.path().join("assets/site/inside.txt"),
+    )
+    .expect("symlink in");
+}
 
-    project.write("assets/site/page.txt", "edited on disk");
-    project.write("assets/site/added.txt", "added after the build");
-    let escapes = [
-        "../secret.txt",
-        "/../secret.txt",
-        "link.txt",
-        ".env",
-        "page.txt/..",
-        "..\\secret.txt",
-        "%2e%2e/secret.txt",
-        "/etc/passwd",
+#[test]
+fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_api() {
+    let project = Project::new("bindery_dev_mode", MANIFEST);
+    project.write("src/main.rs", MAIN);
+    write_site(&project);
+    project.build(&[]);
+    let binary = project.binary();
+    let restored = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(&binary, restored.path());
+    let address = server.address;
+
+    // Served as built: identity bytes with ETag, no-cache, no variants.
+    let app = get(address, "/static/app.js");
+    assert_eq!(app.status, 200);
+    assert_eq!(app.text(), "console.log('v1');\n");
+    assert_eq!(app.header("cache-control"), Some("no-cache"));
+    assert_eq!(
+        app.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(app.header("vary"), None);
+    let old_tag = app.header("etag").expect("an etag").to_owned();
+    let listed = get(address, "/api/list").text();
+    assert!(
+        listed.contains(&format!("static/app.js 19 {old_tag} text/javascript")),
+        "the ETag, length and mime are the build's: {listed}"
+    );
+    let revalidated = request(
+        address,
+        "GET",
+        "/static/app.js",
+        &[("if-none-match", &old_tag)],
+    );
+    assert_eq!(revalidated.status, 304);
+
+    // Added after the build: served and listed.
+    project.write("assets/site/added.css", "body { color: red }\n");
+    let added = get(address, "/static/added.css");
+    assert_eq!(
+        (added.status, added.text().as_str()),
+        (200, "body { color: red }\n")
+    );
+    assert_eq!(
+        added.header("content-type"),
+        Some("text/css; charset=utf-8")
+    );
+    assert!(
+        get(address, "/api/list")
+            .text()
+            .contains("static/added.css 20 ")
+    );
+
+    // Edited: new bytes and a new ETag; the old tag no longer gives 304.
+    project.write("assets/site/app.js", "console.log('version two');\n");
+    let edited = request(
+        address,
+        "GET",
+        "/static/app.js",
+        &[("if-none-match", &old_tag)],
+    );
+    assert_eq!(edited.status, 200);
+    assert_eq!(edited.text(), "console.log('version two');\n");
+    let new_tag = edited.header("etag").expect("an etag").to_owned();
+    assert_ne!(new_tag, old_tag);
+    let listed = get(address, "/api/list").text();
+    assert!(
+        listed.contains(&format!("static/app.js 28 {new_tag} ")),
+        "{listed}"
+    );
+    assert_eq!(
+        request(
+            address,
+            "GET",
+            "/static/app.js",
+            &[("if-none-match", &new_tag)]
+        )
+        .status,
+        304
+    );
+
+    // Range and HEAD, like release.
+    let range = request(
+        address,
+        "GET",
+        "/static/sub/page.txt",
+        &[("range", "bytes=5-9")],
+    );
+    assert_eq!(range.status, 206);
+    assert_eq!(range.text(), "56789");
+    assert_eq!(range.header("content-range"), Some("bytes 5-9/20"));
+    let head = request(address, "HEAD", "/static/sub/page.txt", &[]);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-length"), Some("20"));
+    assert!(head.body.is_empty());
+
+    // Folders redirect, deep links of browser navigations fall back to the app.
+    let folder = get(address, "/static/sub");
+    assert_eq!(folder.status, 404, "no index.html in sub/");
+    project.write("assets/site/sub/index.html", "<p>sub</p>");
+    let folder = get(address, "/static/sub");
+    assert_eq!(folder.status, 307);
+    assert_eq!(folder.header("location"), Some("/static/sub/"));
+    assert_eq!(get(address, "/static/sub/").text(), "<p>sub</p>");
+    let deep = request(
+        address,
+        "GET",
+        "/lookup/1.1.1.1",
+        &[("accept", "text/html")],
+    );
+    assert_eq!(
+        (deep.status, deep.text().as_str()),
+        (200, "<!doctype html><p>app</p>\n")
+    );
+
+    // Deleted: 404, and gone from the listing.
+    project.remove("assets/site/added.css");
+    assert_eq!(get(address, "/static/added.css").status, 404);
+    assert!(!get(address, "/api/list").text().contains("added.css"));
+
+    // The build's rules and the jail: excluded, hidden, a link out, escapes.
+    for target in [
+        "/static/app.js.map",
+        "/static/.env",
+        "/static/.git/config",
+        "/static/escape.txt",
+        "/static/../secret.txt",
+        "/static/%2e%2e/secret.txt",
+        "/static/sub/..%2f..%2fsecret.txt",
+        "/static/..%5csecret.txt",
+        "/static/%00",
+        "/secret.txt",
         "//etc/passwd",
+    ] {
+        let reply = get(address, target);
+        assert!(
+            [400, 404].contains(&reply.status),
+            "{target}: {} {}",
+            reply.status,
+            reply.text()
+        );
+        assert!(!reply.text().contains("outside the folder"), "{target}");
+        assert!(!reply.text().contains("SECRET"), "{target}");
+    }
+    let listed = get(address, "/api/list").text();
+    for absent in ["app.js.map", ".env", ".git", "escape.txt", "secret"] {
+        assert!(!listed.contains(absent), "{absent} listed: {listed}");
+    }
+    assert!(
+        listed.contains("static/inside.txt 20 "),
+        "a link inside the folder is a file"
+    );
+
+    // `dir` and `restore` see the folder as it is now.
+    assert_eq!(
+        get(address, "/api/dir/top").text(),
+        "static/app.js\nstatic/index.html\nstatic/inside.txt\nstatic/sub/\n"
+    );
+    assert_eq!(
+        get(address, "/api/dir/sub").text(),
+        "static/sub/index.html\nstatic/sub/page.txt\n"
+    );
+    assert_eq!(get(address, "/api/restore").text(), "ok");
+    let read = |path: &str| std::fs::read_to_string(restored.path().join(path)).ok();
+    assert_eq!(
+        read("static/app.js").as_deref(),
+        Some("console.log('version two');\n")
+    );
+    assert_eq!(read("static/sub/index.html").as_deref(), Some("<p>sub</p>"));
+    assert_eq!(read("static/app.js.map"), None);
+    assert_eq!(read("static/escape.txt"), None);
+    drop(server);
+
+    // `get` follows the same rules, and never reads outside the folder.
+    let paths = [
+        "static/app.js",
+        "/static/sub/page.txt",
+        "static/app.js.map",
+        "static/.env",
+        "static/escape.txt",
+        "static/../secret.txt",
+        "static/sub/../../secret.txt",
+        "static\\..\\secret.txt",
+        "/etc/passwd",
+        "app.js",
     ];
-    let mut paths = vec!["page.txt", "added.txt"];
-    paths.extend(escapes);
-    let lines = run(&paths);
-    assert_eq!(lines[0], "page.txt => edited on disk");
-    assert_eq!(lines[1], "added.txt => added after the build");
-    for (line, path) in lines[2..].iter().zip(escapes) {
+    let lines = run_cli(&binary, &paths);
+    assert_eq!(lines[0], "dev true");
+    assert_eq!(lines[1], "static/app.js => console.log('version two');");
+    assert_eq!(lines[2], "/static/sub/page.txt => 0123456789abcdefghij");
+    for (line, path) in lines[3..].iter().zip(&paths[2..]) {
         assert_eq!(line, &format!("{path} => none"));
     }
+}
 
-    // With debug assertions off (as in release), the embedded bytes are read, even with `dev`.
-    let manifest = std::fs::read_to_string(project.path().join("Cargo.toml")).expect("manifest");
-    project.write(
-        "Cargo.toml",
-        format!("{manifest}\n[profile.dev.package.bindery]\ndebug-assertions = false\n"),
+#[test]
+fn release_builds_embed_and_hold_no_trace_of_the_folder() {
+    let project = Project::new("bindery_dev_release", MANIFEST);
+    project.write("src/main.rs", MAIN);
+    write_site(&project);
+    let output = project
+        .cargo_command(&["build", "--release"])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
-    project.build(&[]);
-    project.write("assets/site/page.txt", "edited after the build");
+    let binary = project.target().join("release/bindery_dev_release");
+    let bytes = std::fs::read(&binary).expect("the release binary");
+    let folder = project.path().join("assets/site");
+    let folder = folder.to_str().expect("a UTF-8 path");
+    assert!(
+        !bytes
+            .windows(folder.len())
+            .any(|window| window == folder.as_bytes()),
+        "the release binary names {folder}"
+    );
+    assert!(
+        !bytes.windows(8).any(|window| window == b"**/*.map"),
+        "the release binary holds the dev rules"
+    );
+
+    project.write("assets/site/app.js", "edited after the build");
     project.write("assets/site/later.txt", "added after the build");
-    let lines = run(&["page.txt", "later.txt", "added.txt"]);
+    let lines = run_cli(&binary, &["static/app.js", "static/later.txt"]);
     assert_eq!(
         lines,
         [
-            "page.txt => edited on disk",
-            "later.txt => none",
-            "added.txt => added after the build"
+            "dev false",
+            "static/app.js => console.log('v1');",
+            "static/later.txt => none"
         ]
     );
 }

@@ -83,6 +83,16 @@ impl Project {
         stderr
     }
 
+    /// `cargo <args>` in the crate's folder, with the shared target folder, not yet run.
+    pub fn cargo_command(&self, args: &[&str]) -> std::process::Command {
+        self.inner.cargo(args)
+    }
+
+    /// The target folder every project builds into.
+    pub fn target(&self) -> PathBuf {
+        target_dir()
+    }
+
     /// The built binary.
     pub fn binary(&self) -> PathBuf {
         target_dir().join("debug").join(&self.name)
