@@ -104,7 +104,9 @@ impl GeoTag {
         let mut text = String::with_capacity(64);
         let _ = write!(text, "\"{}.{}.{ip}\"", validators.identity, language.code());
         GeoTag {
-            etag: HeaderValue::from_str(&text).unwrap_or(HeaderValue::from_static("\"\"")),
+            // The string's buffer becomes the header value's: one allocation, no copy.
+            etag: HeaderValue::from_maybe_shared(bytes::Bytes::from(text))
+                .unwrap_or(HeaderValue::from_static("\"\"")),
             built: validators.built,
             last_modified: validators.last_modified.clone(),
         }

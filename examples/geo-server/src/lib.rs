@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod answer;
 pub mod caching;
 pub mod cli;
+pub mod count;
 pub mod db;
 pub mod error;
 pub mod metrics;

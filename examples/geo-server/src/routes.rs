@@ -4,8 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{ConnectInfo, MatchedPath, Path, Query, Request, State};
-use axum::middleware::{self, Next};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -18,9 +17,10 @@ use maxminddb::MaxMindDbError;
 use crate::address::{self, AddressError};
 use crate::answer::Language;
 use crate::caching::{self, GeoCaching, GeoTag, NO_CACHE, PRIVATE_NO_STORE};
+use crate::count::CountLayer;
 use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
-use crate::metrics::{Metrics, route_label};
+use crate::metrics::Metrics;
 
 /// The single-page app: stored gzip-compressed, with brotli and zstd variants made at build time;
 /// each browser gets the smallest it accepts, as stored.
@@ -88,7 +88,7 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(openapi))
         .fallback_service(assets)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), count))
+        .layer(CountLayer::new(state.metrics.clone()))
         .with_state(state)
 }
 
@@ -113,26 +113,26 @@ async fn geo_ip(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<LangQuery>, QueryRejection>,
-    headers: HeaderMap,
+    // The request itself rather than the `HeaderMap` extractor, which clones every header.
+    request: Request,
 ) -> Result<Response, AppError> {
     let Path(text) = path.map_err(|_| AddressError::Malformed)?;
     let ip = address::parse(&text)?;
     let language = language(query)?;
     let snapshot = state.db.snapshot();
     let tag = GeoTag::new(snapshot.validators(), language, ip);
-    let mut described = HeaderMap::new();
-    state.geo_caching.describe(&mut described, &tag);
-    if tag.is_not_modified(&headers) {
-        return Ok(caching::not_modified(described));
-    }
-    // A 404 for an address the database does not know is as cacheable as an answer: it
-    // changes only with the database.
-    let mut response = match lookup(&snapshot, ip, language) {
-        Ok(response) => response,
-        Err(error @ (AppError::NotFound | AppError::Unsupported(_))) => error.into_response(),
-        Err(error) => return Err(error),
+    let mut response = if tag.is_not_modified(request.headers()) {
+        caching::not_modified(HeaderMap::new())
+    } else {
+        // A 404 for an address the database does not know is as cacheable as an answer: it
+        // changes only with the database.
+        match lookup(&snapshot, ip, language) {
+            Ok(response) => response,
+            Err(error @ (AppError::NotFound | AppError::Unsupported(_))) => error.into_response(),
+            Err(error) => return Err(error),
+        }
     };
-    response.headers_mut().extend(described);
+    state.geo_caching.describe(response.headers_mut(), &tag);
     Ok(response)
 }
 
@@ -261,17 +261,4 @@ async fn method_not_allowed() -> Response {
         Json(body),
     )
         .into_response()
-}
-
-/// Counts every answered request by route label and status, and gives answers without a
-/// caching policy of their own `no-store`: one middleware layer for both.
-async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let route = match request.extensions().get::<MatchedPath>() {
-        Some(matched) => route_label(matched.as_str()),
-        None => "static",
-    };
-    let mut response = next.run(request).await;
-    caching::default_no_store(&mut response);
-    state.metrics.record(route, response.status().as_u16());
-    response
 }
