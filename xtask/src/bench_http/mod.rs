@@ -25,6 +25,10 @@ pub struct Args {
     /// Render the table and chart again from target/bench/http.json, without running anything.
     #[arg(long)]
     pub report: bool,
+    /// Run only the cases whose target or configuration contains this text (repeatable, e.g.
+    /// `--only /geo --only '1 KiB'`); the bare axum reference always runs, for the ratios.
+    #[arg(long, value_name = "TEXT")]
+    pub only: Vec<String>,
 }
 
 const OUTPUT: &str = "target/bench";
@@ -41,10 +45,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let db_file = geolite2()
         .context("the mmap case needs the real database: run `cargo xtask geodb` first")?;
     let (rounds, seconds) = if args.quick { (1, 2) } else { (3, 10) };
+    let chosen: Vec<&cases::Case> = CASES
+        .iter()
+        .filter(|case| {
+            case.config == cases::REFERENCE
+                || args.only.is_empty()
+                || args.only.iter().any(|text| {
+                    case.target.contains(text.as_str()) || case.config.contains(text.as_str())
+                })
+        })
+        .collect();
     let mut document = Document {
         seconds,
         rounds,
-        cases: CASES
+        cases: chosen
             .iter()
             .map(|case| CaseRuns {
                 target: case.target.to_owned(),
@@ -54,7 +68,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .collect(),
     };
     for round in 1..=rounds {
-        for (case, runs) in CASES.iter().zip(&mut document.cases) {
+        for (case, runs) in chosen.iter().zip(&mut document.cases) {
             eprintln!("round {round}/{rounds}: {} / {}", case.target, case.config);
             runs.runs.push(measure::measure(case, seconds, &db_file)?);
         }
