@@ -1,4 +1,5 @@
-//! GeoIP: reader creation in the three database modes, and lookups of random addresses.
+//! GeoIP: reader creation in the three database modes, lookups of random addresses, and the
+//! stages of a `/geo` answer: the tree walk, decoding, and the JSON, now and as first rendered.
 //! Uses the real GeoLite2 City when `cargo xtask geodb` fetched it (embedded by geodb), else the
 //! sample; the database in use is named in the benchmark ids.
 
@@ -6,7 +7,12 @@ use std::hint::black_box;
 use std::net::{IpAddr, Ipv4Addr};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use geo_server::answer::Language;
 use maxminddb::{Reader, geoip2};
+
+/// The first implementation's renderer (full record, every language), the tests' oracle.
+#[path = "../../examples/geo-server/tests/it/reference.rs"]
+mod reference;
 
 fn random_addresses(count: usize) -> Vec<IpAddr> {
     bindery_test_support::Xorshift::new(0)
@@ -56,6 +62,49 @@ fn geo(criterion: &mut Criterion) {
                 .map_or(0, |city| city.location.accuracy_radius.unwrap_or(0))
         })
     });
+    group.finish();
+
+    // The stages of one `/geo/<ip>` answer, on the same addresses: the search tree alone; the tree
+    // and a full `geoip2::City` decode; the answer as first rendered (full decode, then the
+    // JSON); the answer as served now (the fields and the one language shown, then the JSON).
+    let db = geo_server::db::GeoDb::embedded(database, "bench").expect("database");
+    let mut group = criterion.benchmark_group(format!("geo-answer/{origin}"));
+    let mut index = 0;
+    let mut next = || {
+        index = (index + 1) % addresses.len();
+        black_box(addresses[index])
+    };
+    group.bench_function("tree", |bench| {
+        bench.iter(|| reader.lookup(next()).map(|found| found.has_data()))
+    });
+    group.bench_function("tree+decode-full-record", |bench| {
+        bench.iter(|| {
+            reader
+                .lookup(next())
+                .ok()
+                .and_then(|found| found.decode::<geoip2::City<'_>>().ok().flatten())
+                .map_or(0, |city| city.subdivisions.len())
+        })
+    });
+    for language in [Language::English, Language::German] {
+        let code = language.code();
+        group.bench_function(
+            BenchmarkId::new("json-full-record (before)", code),
+            |bench| {
+                bench.iter(|| {
+                    reference::render(&reader, next(), language).map_or(0, |json| json.len())
+                })
+            },
+        );
+        group.bench_function(BenchmarkId::new("json-one-language (now)", code), |bench| {
+            bench.iter(|| {
+                db.lookup(next(), language)
+                    .ok()
+                    .flatten()
+                    .map_or(0, |json| json.len())
+            })
+        });
+    }
     group.finish();
 }
 

@@ -2,8 +2,8 @@
 
 use std::net::IpAddr;
 
-use maxminddb::{MaxMindDbError, Reader, geoip2};
-use serde::Serialize;
+use maxminddb::{MaxMindDbError, Reader};
+use serde::{Deserialize, Serialize};
 
 /// A language of the names in the answer (`?lang=`); names missing in it fall back to English.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,32 +70,18 @@ impl Language {
             Language::SimplifiedChinese => "zh-CN",
         }
     }
-
-    fn pick<'a>(self, names: &geoip2::Names<'a>) -> Option<&'a str> {
-        let chosen = match self {
-            Language::English => names.english,
-            Language::German => names.german,
-            Language::French => names.french,
-            Language::Spanish => names.spanish,
-            Language::Japanese => names.japanese,
-            Language::BrazilianPortuguese => names.brazilian_portuguese,
-            Language::Russian => names.russian,
-            Language::SimplifiedChinese => names.simplified_chinese,
-        };
-        chosen.or(names.english)
-    }
 }
 
 #[derive(Serialize)]
 #[serde(bound = "")]
-struct Answer<'a, N: std::fmt::Display> {
+struct Answer<'a, N: std::fmt::Display, D: Serialize> {
     ip: IpAddr,
     /// Written straight into the output (`collect_str`), never into a `String` of its own.
     #[serde(serialize_with = "as_text")]
     network: N,
     continent: Continent<'a>,
     country: Place<'a>,
-    subdivisions: Subdivisions<'a>,
+    subdivisions: D,
     city: Option<&'a str>,
     postal: Option<&'a str>,
     location: Location<'a>,
@@ -129,39 +115,50 @@ pub(crate) fn render<S: AsRef<[u8]>>(
     ip: IpAddr,
     language: Language,
 ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
+    // One decoder per language, so that each keeps only its own names (and English).
+    match language {
+        Language::English => render_in::<S, 0>(reader, ip),
+        Language::German => render_in::<S, 1>(reader, ip),
+        Language::French => render_in::<S, 2>(reader, ip),
+        Language::Spanish => render_in::<S, 3>(reader, ip),
+        Language::Japanese => render_in::<S, 4>(reader, ip),
+        Language::BrazilianPortuguese => render_in::<S, 5>(reader, ip),
+        Language::Russian => render_in::<S, 6>(reader, ip),
+        Language::SimplifiedChinese => render_in::<S, 7>(reader, ip),
+    }
+}
+
+/// [`render`] in the language `Language::CODES[L]`.
+fn render_in<S: AsRef<[u8]>, const L: usize>(
+    reader: &Reader<S>,
+    ip: IpAddr,
+) -> Result<Option<Vec<u8>>, MaxMindDbError> {
     let result = reader.lookup(ip)?;
     if !result.has_data() {
         return Ok(None);
     }
     let network = result.network()?;
-    let Some(city) = result.decode::<geoip2::City<'_>>()? else {
+    let Some(record) = result.decode::<Record<'_, L>>()? else {
         return Ok(None);
     };
     let answer = Answer {
         ip,
         network,
         continent: Continent {
-            code: city.continent.code,
-            name: language.pick(&city.continent.names),
+            code: record.continent.code,
+            name: record.continent.names.pick(),
         },
-        country: place(language, city.country.iso_code, &city.country.names),
-        subdivisions: Subdivisions {
-            language,
-            subdivisions: &city.subdivisions,
-        },
-        city: language.pick(&city.city.names),
-        postal: city.postal.code,
+        country: record.country.place(),
+        subdivisions: Subdivisions(&record.subdivisions),
+        city: record.city.names.pick(),
+        postal: record.postal.code,
         location: Location {
-            latitude: city.location.latitude,
-            longitude: city.location.longitude,
-            accuracy_radius: city.location.accuracy_radius,
-            time_zone: city.location.time_zone,
+            latitude: record.location.latitude,
+            longitude: record.location.longitude,
+            accuracy_radius: record.location.accuracy_radius,
+            time_zone: record.location.time_zone,
         },
-        registered_country: place(
-            language,
-            city.registered_country.iso_code,
-            &city.registered_country.names,
-        ),
+        registered_country: record.registered_country.place(),
     };
     let mut json = Vec::with_capacity(ANSWER_CAPACITY);
     serde_json::to_writer(&mut json, &answer)
@@ -169,20 +166,124 @@ pub(crate) fn render<S: AsRef<[u8]>>(
         .map_err(|error| MaxMindDbError::decoding(error.to_string()))
 }
 
-/// The subdivisions in the requested language, serialised from the decoded record as they are:
-/// no `Vec` of places in between.
-struct Subdivisions<'a> {
-    language: Language,
-    subdivisions: &'a [geoip2::city::Subdivision<'a>],
+/// The fields of a City record that the answer shows, borrowed from the database, with names in
+/// the language `Language::CODES[L]` and in English only: everything else in the record
+/// (geoname ids, other languages, traits...) is skipped by the decoder, never built.
+#[derive(Deserialize)]
+struct Record<'a, const L: usize> {
+    #[serde(borrow, default)]
+    continent: ContinentRecord<'a, L>,
+    #[serde(borrow, default)]
+    country: PlaceRecord<'a, L>,
+    #[serde(borrow, default)]
+    subdivisions: Vec<PlaceRecord<'a, L>>,
+    #[serde(borrow, default)]
+    city: CityRecord<'a, L>,
+    #[serde(borrow, default)]
+    postal: PostalRecord<'a>,
+    #[serde(borrow, default)]
+    location: LocationRecord<'a>,
+    #[serde(borrow, default)]
+    registered_country: PlaceRecord<'a, L>,
 }
 
-impl Serialize for Subdivisions<'_> {
+#[derive(Deserialize, Default)]
+struct ContinentRecord<'a, const L: usize> {
+    code: Option<&'a str>,
+    #[serde(borrow, default)]
+    names: Names<'a, L>,
+}
+
+#[derive(Deserialize, Default)]
+struct PlaceRecord<'a, const L: usize> {
+    iso_code: Option<&'a str>,
+    #[serde(borrow, default)]
+    names: Names<'a, L>,
+}
+
+impl<'a, const L: usize> PlaceRecord<'a, L> {
+    fn place(&self) -> Place<'a> {
+        Place {
+            iso_code: self.iso_code,
+            name: self.names.pick(),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct CityRecord<'a, const L: usize> {
+    #[serde(borrow, default)]
+    names: Names<'a, L>,
+}
+
+#[derive(Deserialize, Default)]
+struct PostalRecord<'a> {
+    code: Option<&'a str>,
+}
+
+#[derive(Deserialize, Default)]
+struct LocationRecord<'a> {
+    latitude: Option<f64>,
+    longitude: Option<f64>,
+    accuracy_radius: Option<u16>,
+    time_zone: Option<&'a str>,
+}
+
+/// A record's names in the language `Language::CODES[L]` and in English, the fallback; the
+/// other languages' strings are skipped while decoding.
+#[derive(Debug, Clone, Copy, Default)]
+struct Names<'a, const L: usize> {
+    chosen: Option<&'a str>,
+    english: Option<&'a str>,
+}
+
+impl<'a, const L: usize> Names<'a, L> {
+    /// The name in the language, else in English.
+    fn pick(&self) -> Option<&'a str> {
+        self.chosen.or(self.english)
+    }
+}
+
+impl<'de: 'a, 'a, const L: usize> Deserialize<'de> for Names<'a, L> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NamesVisitor<'a, const L: usize>(std::marker::PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a, const L: usize> serde::de::Visitor<'de> for NamesVisitor<'a, L> {
+            type Value = Names<'a, L>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a map of names by language code")
+            }
+
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Names<'a, L>, M::Error> {
+                let mut names = Names::default();
+                while let Some(code) = map.next_key::<&'de str>()? {
+                    if code == Language::CODES[L] {
+                        names.chosen = Some(map.next_value()?);
+                    } else if code == "en" {
+                        names.english = Some(map.next_value()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(names)
+            }
+        }
+
+        deserializer.deserialize_map(NamesVisitor(std::marker::PhantomData))
+    }
+}
+
+/// The subdivisions in the requested language, serialised from the decoded record as they are:
+/// no `Vec` of places in between.
+struct Subdivisions<'r, 'a, const L: usize>(&'r [PlaceRecord<'a, L>]);
+
+impl<const L: usize> Serialize for Subdivisions<'_, '_, L> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(
-            self.subdivisions
-                .iter()
-                .map(|subdivision| place(self.language, subdivision.iso_code, &subdivision.names)),
-        )
+        serializer.collect_seq(self.0.iter().map(PlaceRecord::place))
     }
 }
 
@@ -195,14 +296,3 @@ fn as_text<S: serde::Serializer>(
 
 /// Room for a whole answer (they are 300 to 450 bytes), so rendering allocates once.
 const ANSWER_CAPACITY: usize = 512;
-
-fn place<'a>(
-    language: Language,
-    iso_code: Option<&'a str>,
-    names: &geoip2::Names<'a>,
-) -> Place<'a> {
-    Place {
-        iso_code,
-        name: language.pick(names),
-    }
-}

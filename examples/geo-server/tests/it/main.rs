@@ -4,10 +4,12 @@
 #[global_allocator]
 static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
 
+mod answers;
 mod api;
 mod caching;
 mod databases;
 mod process;
+mod reference;
 mod reload;
 mod site;
 mod support;
