@@ -9,7 +9,7 @@
 
 use std::process::Command;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 
 use crate::process::{apt_install, cargo, cargo_binary, run_command};
 
@@ -135,11 +135,42 @@ fn check_generated() -> anyhow::Result<()> {
 /// `.crate` file against the others' (cargo overlays the unpublished ones). `--allow-dirty` so
 /// that the check also runs on a working tree with local changes.
 fn package() -> anyhow::Result<()> {
+    forget_stale_extractions()?;
     let mut args = vec!["package", "--allow-dirty", "--quiet"];
     for name in PUBLISHED {
         args.extend(["--package", name]);
     }
     cargo(&args)
+}
+
+/// Removes earlier verifications' unpacked copies of our crates. Cargo verifies against a local
+/// registry of the new `.crate` files and unpacks each into `$CARGO_HOME/registry/src/<registry>/
+/// <name>-<version>`, named after the registry's path; it never unpacks a name and version again.
+/// A later run from the same checkout path with the same version would then build against the
+/// old sources (seen: a new field "missing" from bindery-codegen). Only folders of local
+/// registries (crates.io's are named `index.*`) holding our crates are removed.
+fn forget_stale_extractions() -> anyhow::Result<()> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) else {
+        return Ok(());
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    for registry in registries.filter_map(Result::ok) {
+        if registry.file_name().to_string_lossy().starts_with("index.") {
+            continue;
+        }
+        for name in PUBLISHED {
+            let unpacked = registry.path().join(format!("{name}-{version}"));
+            if unpacked.is_dir() {
+                std::fs::remove_dir_all(&unpacked)
+                    .with_context(|| format!("cannot remove {}", unpacked.display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Debian's packages the tests use: chromium (the browser test), a colour emoji font (flags in
