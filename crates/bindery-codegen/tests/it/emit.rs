@@ -191,3 +191,56 @@ mod large {
         assert!(!text.contains("__bindery_incbin"), "{text}");
     }
 }
+
+/// A long expression goes to one file named by its content, written once, and comes back as
+/// `include!` of that file named from `CARGO_MANIFEST_DIR`; a short one, or one that cannot be
+/// written, comes back as it is.
+#[test]
+fn long_expressions_spill_to_one_content_named_file() {
+    use bindery_codegen::emit::{SPILL_ABOVE, spill};
+    use quote::quote;
+
+    let crate_dir = tempfile::tempdir().expect("tempdir");
+    let cache = crate_dir.path().join("target/bindery");
+    let items = (0..SPILL_ABOVE / 8).map(|index| quote!(#index));
+    let long = quote!([#(#items),*].len());
+    let spilled = spill(long.clone(), crate_dir.path(), &cache).to_string();
+    assert!(spilled.starts_with(":: core :: include !"), "{spilled}");
+    assert!(
+        spilled.contains("CARGO_MANIFEST_DIR") && spilled.contains("/target/bindery/expansions/"),
+        "{spilled}"
+    );
+    let files: Vec<_> = std::fs::read_dir(cache.join("expansions"))
+        .expect("written")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(&files[0]).expect("text"),
+        long.to_string()
+    );
+    let written = std::fs::metadata(&files[0])
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    assert_eq!(
+        spill(long.clone(), crate_dir.path(), &cache).to_string(),
+        spilled
+    );
+    let again = std::fs::metadata(&files[0])
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    assert_eq!(written, again, "an existing expansion is not written again");
+
+    let short = quote!(1 + 2);
+    assert_eq!(
+        spill(short.clone(), crate_dir.path(), &cache).to_string(),
+        short.to_string()
+    );
+    let unwritable = std::path::Path::new("/proc/no-such-place");
+    assert_eq!(
+        spill(long.clone(), crate_dir.path(), unwritable).to_string(),
+        long.to_string()
+    );
+}
