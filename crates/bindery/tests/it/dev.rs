@@ -428,13 +428,27 @@ fn release_builds_embed_and_hold_no_trace_of_the_folder() {
 
     project.write("assets/site/app.js", "edited after the build");
     project.write("assets/site/later.txt", "added after the build");
-    let lines = run_cli(&binary, &["static/app.js", "static/later.txt"]);
+    let lines = run_cli(
+        &binary,
+        &[
+            "static/app.js",
+            "static/later.txt",
+            "static/app.js.map",
+            "static/.env",
+            "static/inside.txt",
+        ],
+    );
+    // The excluded map and the hidden file are left out exactly as in dev; a build follows the
+    // link inside the folder as dev does.
     assert_eq!(
         lines,
         [
             "dev false",
             "static/app.js => console.log('v1');",
-            "static/later.txt => none"
+            "static/later.txt => none",
+            "static/app.js.map => none",
+            "static/.env => none",
+            "static/inside.txt => 0123456789abcdefghij",
         ]
     );
 }
