@@ -167,7 +167,10 @@ pub(crate) fn build(
         }
         Ok(_) => {}
     }
-    let cache_dir = options.cache_dir_in_use();
+    let cache_dir = match &options.cache_dir {
+        Some(dir) => dir.clone(),
+        None => crate::default_cache_dir(&options.root),
+    };
     let found_files = scan::scan(&options.root, &filter)?;
     let total = found_files.len();
     let scan_key = format!(

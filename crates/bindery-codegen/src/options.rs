@@ -205,19 +205,6 @@ impl Options {
         self
     }
 
-    /// The cache folder builds use: the one set with [`cache_dir`](Self::cache_dir), else
-    /// [`default_cache_dir`](crate::default_cache_dir) near the folder.
-    ///
-    /// ```
-    /// let options = bindery_codegen::Options::new("assets").cache_dir("/tmp/cache");
-    /// assert_eq!(options.cache_dir_in_use(), std::path::Path::new("/tmp/cache"));
-    /// ```
-    pub fn cache_dir_in_use(&self) -> PathBuf {
-        self.cache_dir
-            .clone()
-            .unwrap_or_else(|| crate::default_cache_dir(&self.root))
-    }
-
     /// Sets where compressed blobs are cached (see [`default_cache_dir`](crate::default_cache_dir)).
     pub fn cache_dir(mut self, cache_dir: impl Into<PathBuf>) -> Self {
         self.cache_dir = Some(cache_dir.into());

@@ -54,14 +54,7 @@ fn try_expand(input: Input) -> syn::Result<TokenStream> {
         EXPANSIONS.fetch_add(1, Ordering::Relaxed),
         settings.folder.value()
     );
-    let catalog = emit::catalog(
-        &manifest,
-        &Locator::ManifestDir(manifest_dir.clone()),
-        &salt,
-    );
-    // Thousands of files make an expression rustc reads faster from a file than through the
-    // proc-macro bridge.
-    let catalog = emit::spill(catalog, &manifest_dir, &settings.options.cache_dir_in_use());
+    let catalog = emit::catalog(&manifest, &Locator::ManifestDir(manifest_dir), &salt);
     // A const item gives the nested slices a 'static lifetime in any expression position, so the
     // macro works in a `static`, a `const` or a `let` alike.
     Ok(quote! {{

@@ -64,40 +64,6 @@ fn a_crate_outside_the_workspace_embeds_its_own_tree_in_every_mode() {
     assert_eq!(output.trim(), "checked 15 reads; 2 stored compressed");
 }
 
-/// Thousands of files make an expansion longer than `bindery_codegen::emit::SPILL_ABOVE`: the
-/// macro writes it to the cache and rustc reads it through `include!`. Every file must still
-/// read back, in every mode, and the expansion must name no path of this machine.
-#[test]
-fn a_catalog_of_thousands_of_files_reaches_rustc_through_a_file() {
-    let project = Project::new("bindery_external_many", "");
-    project.write("src/main.rs", MAIN);
-    for index in 0..2000 {
-        project.write(
-            &format!("assets/d{:02}/f{index:04}.txt", index % 20),
-            format!("line {index}\n").repeat(20),
-        );
-    }
-    let cache = tempfile::tempdir().expect("tempdir");
-    project.build(&[("BINDERY_CACHE_DIR", cache.path())]);
-    let output = project.run();
-    assert_eq!(output.trim(), "checked 6000 reads; 2000 stored compressed");
-    let expansions: Vec<_> = std::fs::read_dir(cache.path().join("expansions"))
-        .expect("spilled expansions")
-        .map(|entry| entry.expect("entry").path())
-        .collect();
-    assert_eq!(expansions.len(), 3, "one per catalog: {expansions:?}");
-    for expansion in expansions {
-        let text = std::fs::read_to_string(&expansion).expect("expansion");
-        assert!(text.contains("f1999.txt"), "{}", expansion.display());
-        let project_path = project.path().to_str().expect("UTF-8 temp path");
-        assert!(
-            !text.contains(project_path),
-            "a machine path in {}",
-            expansion.display()
-        );
-    }
-}
-
 #[test]
 fn precompress_without_its_feature_is_a_compile_error_naming_the_feature() {
     // bindery with default features: neither `br` nor `zstd`.
