@@ -86,11 +86,17 @@ pub struct ServeCatalog {
     cache: Option<Arc<DecompressedCache>>,
 }
 
+/// The SPA fallback: its place in the table, found once when it is set; for a dev catalog, whose
+/// files change on disk, its key, looked up per request.
+#[derive(Debug, Clone)]
+enum Fallback {
+    Index(usize),
+    Key(String),
+}
+
 #[derive(Debug, Clone)]
 struct Config {
-    /// The SPA fallback's catalog key, when the catalog had that file at setup (a dev catalog:
-    /// whenever it is set; looked up per request).
-    fallback: Option<String>,
+    fallback: Option<Fallback>,
     no_fallback: Vec<String>,
     index_file: String,
     max_path_len: usize,
@@ -122,9 +128,12 @@ impl ServeCatalog {
     /// Scripts and images that are missing still get 404. When the catalog has no such file
     /// there is no fallback: check with [`fallback`](Self::fallback).
     pub fn spa_fallback(mut self, path: &str) -> Self {
-        let key = crate::lookup::normalise(path)
-            .filter(|key| self.catalog.is_dev() || self.catalog.position(key).is_some());
-        Arc::make_mut(&mut self.config).fallback = key.map(str::to_owned);
+        let fallback = if self.catalog.is_dev() {
+            crate::lookup::normalise(path).map(|key| Fallback::Key(key.to_owned()))
+        } else {
+            self.catalog.position(path).map(Fallback::Index)
+        };
+        Arc::make_mut(&mut self.config).fallback = fallback;
         self
     }
 
@@ -212,7 +221,10 @@ impl ServeCatalog {
 
     /// The SPA fallback file, if one is set and exists.
     pub fn fallback(&self) -> Option<&'static EmbeddedFile> {
-        self.catalog.file(self.config.fallback.as_deref()?)
+        match self.config.fallback.as_ref()? {
+            Fallback::Index(index) => self.catalog.files().get(*index),
+            Fallback::Key(key) => self.catalog.file(key),
+        }
     }
 }
 

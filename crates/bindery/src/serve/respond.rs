@@ -13,7 +13,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use super::encoding::Accepted;
 use super::prepared::{NO_CACHE, Prepared};
 use super::range::Decision;
-use super::{Body, ServeCatalog, conditional, path, range};
+use super::{Body, Fallback, ServeCatalog, conditional, path, range};
 use crate::{EmbeddedFile, Mode};
 
 /// A file found for a request, with its header values.
@@ -109,23 +109,32 @@ impl ServeCatalog {
                 index: None,
             });
         }
-        let index = self.catalog.position(key)?;
-        Some(Target {
-            prepared: Cow::Borrowed(&self.prepared[index]),
-            index: Some(index),
-        })
+        self.catalog
+            .position(key)
+            .map(|index| self.prepared_at(index))
     }
 
+    /// The file at `index` of the table built with the service.
+    fn prepared_at(&self, index: usize) -> Target<'_> {
+        Target {
+            prepared: Cow::Borrowed(&self.prepared[index]),
+            index: Some(index),
+        }
+    }
+
+    /// Whether `key` names a folder with an index file. Only asks whether the file exists: no
+    /// headers are prepared for it.
     fn is_folder(&self, key: &str) -> bool {
         !key.is_empty()
             && !key.ends_with('/')
             && self
-                .find(&format!("{key}/{}", self.config.index_file))
+                .catalog
+                .file(&format!("{key}/{}", self.config.index_file))
                 .is_some()
     }
 
     fn fallback_for(&self, headers: &HeaderMap, decoded: &str) -> Option<Target<'_>> {
-        let path = self.config.fallback.as_deref()?;
+        let fallback = self.config.fallback.as_ref()?;
         let is_navigation = headers
             .get_all(ACCEPT)
             .iter()
@@ -134,10 +143,12 @@ impl ServeCatalog {
         let is_excluded = self.config.no_fallback.iter().any(|prefix| {
             decoded.starts_with(prefix.as_str()) || decoded == prefix.trim_end_matches('/')
         });
-        if is_navigation && !is_excluded {
-            self.find(path)
-        } else {
-            None
+        if !is_navigation || is_excluded {
+            return None;
+        }
+        match fallback {
+            Fallback::Index(index) => Some(self.prepared_at(*index)),
+            Fallback::Key(key) => self.find(key),
         }
     }
 
