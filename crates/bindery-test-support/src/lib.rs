@@ -228,3 +228,77 @@ pub fn write_site(root: &Path) {
         std::fs::write(path, contents).expect("write");
     }
 }
+
+/// One response read off the socket by [`raw_request`].
+#[derive(Debug)]
+pub struct RawResponse {
+    /// The status line as sent, e.g. `HTTP/1.1 200 OK`.
+    pub status_line: String,
+    /// The status code.
+    pub status: u16,
+    /// The headers, names in lowercase (a repeated header keeps its last value).
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// The body, as sent (`Connection: close`: everything after the head).
+    pub body: Vec<u8>,
+}
+
+impl RawResponse {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+
+    /// The body as text (lossy).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends one HTTP/1.1 request written by hand on a fresh connection (`Connection: close`) and
+/// reads the whole response. The target reaches the server exactly as given: a client library
+/// would resolve `..` or refuse odd bytes before sending.
+///
+/// ```no_run
+/// let response = bindery_test_support::raw_request("127.0.0.1:8080", "GET", "/../x", &[]);
+/// assert!([400, 404].contains(&response.status));
+/// ```
+pub fn raw_request(
+    address: impl std::net::ToSocketAddrs,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+) -> RawResponse {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    let mut head = format!("{method} {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("send");
+    let mut raw = Vec::new();
+    // A reset after a complete answer still leaves that answer to check.
+    let _ = stream.read_to_end(&mut raw);
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .unwrap_or(raw.len());
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status_line = lines.next().unwrap_or_default().to_owned();
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_default();
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    RawResponse {
+        status_line,
+        status,
+        headers,
+        body: raw.get(split + 4..).unwrap_or_default().to_vec(),
+    }
+}

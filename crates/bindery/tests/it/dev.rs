@@ -3,11 +3,12 @@
 //! service), with the build's own rules, jailed to the folder; a release build of the same crate
 //! embeds and holds no trace of the folder.
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+
+use bindery_test_support::{RawResponse, raw_request};
 
 use crate::project::Project;
 
@@ -85,59 +86,8 @@ async fn main() {
 }
 "#;
 
-/// One response read off the wire.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: BTreeMap<String, String>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// A request written by hand, so that the target reaches the server exactly as given (a client
-/// library would resolve `..` before sending).
-fn request(address: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut stream = TcpStream::connect(address).expect("connect");
-    let mut text =
-        format!("{method} {target} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n");
-    for (name, value) in headers {
-        text.push_str(&format!("{name}: {value}\r\n"));
-    }
-    text.push_str("\r\n");
-    stream.write_all(text.as_bytes()).expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("receive");
-    let split = raw
-        .windows(4)
-        .position(|window| window == b"\r\n\r\n")
-        .expect("a header block");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.lines();
-    let status = lines.next().expect("status line")[9..12]
-        .parse()
-        .expect("status");
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    Reply {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
-}
-
-fn get(address: SocketAddr, target: &str) -> Reply {
-    request(address, "GET", target, &[])
+fn get(address: SocketAddr, target: &str) -> RawResponse {
+    raw_request(address, "GET", target, &[])
 }
 
 /// The server, stopped when dropped.
@@ -230,7 +180,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         listed.contains(&format!("static/app.js 19 {old_tag} text/javascript")),
         "the ETag, length and mime are the build's: {listed}"
     );
-    let revalidated = request(
+    let revalidated = raw_request(
         address,
         "GET",
         "/static/app.js",
@@ -257,7 +207,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
 
     // Edited: new bytes and a new ETag; the old tag no longer gives 304.
     project.write("assets/site/app.js", "console.log('version two');\n");
-    let edited = request(
+    let edited = raw_request(
         address,
         "GET",
         "/static/app.js",
@@ -273,7 +223,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         "{listed}"
     );
     assert_eq!(
-        request(
+        raw_request(
             address,
             "GET",
             "/static/app.js",
@@ -284,7 +234,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
     );
 
     // Range and HEAD, like release.
-    let range = request(
+    let range = raw_request(
         address,
         "GET",
         "/static/sub/page.txt",
@@ -293,7 +243,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
     assert_eq!(range.status, 206);
     assert_eq!(range.text(), "56789");
     assert_eq!(range.header("content-range"), Some("bytes 5-9/20"));
-    let head = request(address, "HEAD", "/static/sub/page.txt", &[]);
+    let head = raw_request(address, "HEAD", "/static/sub/page.txt", &[]);
     assert_eq!(head.status, 200);
     assert_eq!(head.header("content-length"), Some("20"));
     assert!(head.body.is_empty());
@@ -306,7 +256,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
     assert_eq!(folder.status, 307);
     assert_eq!(folder.header("location"), Some("/static/sub/"));
     assert_eq!(get(address, "/static/sub/").text(), "<p>sub</p>");
-    let deep = request(
+    let deep = raw_request(
         address,
         "GET",
         "/lookup/1.1.1.1",

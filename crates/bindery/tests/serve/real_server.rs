@@ -1,7 +1,5 @@
 //! The wiring: a real axum server on 127.0.0.1 and a real HTTP client.
 
-use std::io::{Read, Write};
-
 use axum::serve::ListenerExt;
 use bindery::serve::ServeCatalog;
 
@@ -99,22 +97,11 @@ async fn raw_requests_the_client_would_never_send_are_refused() {
         "/%2e%2e/%2e%2e/Cargo.toml",
     ] {
         let status = tokio::task::spawn_blocking(move || {
-            let mut stream = std::net::TcpStream::connect(address).expect("connect");
-            write!(
-                stream,
-                "GET {target} HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
-            )
-            .expect("write");
-            let mut response = String::new();
-            stream.read_to_string(&mut response).expect("read");
-            response
-                .split_whitespace()
-                .nth(1)
-                .unwrap_or_default()
-                .to_owned()
+            bindery_test_support::raw_request(address, "GET", target, &[("Accept", "text/html")])
+                .status
         })
         .await
         .expect("joined");
-        assert!(status == "400" || status == "404", "{target}: {status}");
+        assert!(status == 400 || status == 404, "{target}: {status}");
     }
 }

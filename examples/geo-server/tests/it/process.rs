@@ -258,16 +258,7 @@ async fn a_mapped_database_replaced_by_rename_is_picked_up_without_a_signal() {
 
 /// Sends one complete request on a fresh connection and returns the status line.
 fn status_line(address: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(address).expect("connect");
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .expect("write");
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    response.lines().next().unwrap_or_default().to_owned()
+    bindery_test_support::raw_request(address, "GET", path, &[]).status_line
 }
 
 #[test]
