@@ -96,6 +96,8 @@ enum Fallback {
 
 #[derive(Debug, Clone)]
 struct Config {
+    /// The path the catalog is served under (`/static`), without a trailing slash; empty at `/`.
+    mount: String,
     fallback: Option<Fallback>,
     no_fallback: Vec<String>,
     index_file: String,
@@ -113,6 +115,7 @@ impl ServeCatalog {
                 http::HeaderValue::from_static(default_cache_control(file))
             }),
             config: Arc::new(Config {
+                mount: String::new(),
                 fallback: None,
                 no_fallback: Vec::new(),
                 index_file: "index.html".to_owned(),
@@ -134,6 +137,35 @@ impl ServeCatalog {
             self.catalog.position(path).map(Fallback::Index)
         };
         Arc::make_mut(&mut self.config).fallback = fallback;
+        self
+    }
+
+    /// Serves the catalog under a path prefix, as axum's `Router::nest_service` would, but
+    /// without rebuilding each request's URI: with `mounted_at("/static")`, `/static/app.js` is
+    /// the catalog's `app.js`, `/static` redirects to `/static/`, and paths outside the prefix
+    /// get 404. Redirects and the SPA fallback's [`no_fallback_prefix`](Self::no_fallback_prefix)
+    /// see the whole path. `""` or `"/"` serves at the root (the default).
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE).mounted_at("/static/");
+    ///
+    /// let hello = service.respond(&Request::get("/static/hello.txt").body(()).unwrap());
+    /// assert_eq!(hello.status(), StatusCode::OK);
+    /// let outside = service.respond(&Request::get("/hello.txt").body(()).unwrap());
+    /// assert_eq!(outside.status(), StatusCode::NOT_FOUND);
+    /// let bare = service.respond(&Request::get("/static").body(()).unwrap());
+    /// assert_eq!(bare.headers()["location"], "/static/");
+    /// ```
+    pub fn mounted_at(mut self, prefix: &str) -> Self {
+        let trimmed = prefix.trim_end_matches('/');
+        let mount = if trimmed.is_empty() || trimmed.starts_with('/') {
+            trimmed.to_owned()
+        } else {
+            format!("/{trimmed}")
+        };
+        Arc::make_mut(&mut self.config).mount = mount;
         self
     }
 

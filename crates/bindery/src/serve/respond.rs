@@ -74,7 +74,15 @@ impl ServeCatalog {
             Ok(decoded) => decoded,
             Err(reason) => return Answer::Ready(error(StatusCode::BAD_REQUEST, reason.message())),
         };
-        let key = decoded.strip_prefix('/').unwrap_or(&decoded);
+        let Some(within) = self.within_mount(&decoded) else {
+            return Answer::Ready(error(StatusCode::NOT_FOUND, "not found"));
+        };
+        if within.is_empty() {
+            // The mount point itself, `/static`: its index lives at `/static/`, where the
+            // page's relative links resolve inside the mount.
+            return Answer::Ready(redirect_to_folder(request));
+        }
+        let key = within.strip_prefix('/').unwrap_or(within);
         // `//x` or `a//b` never name a file: refusing them here keeps the catalog's lenient
         // leading-slash rule from turning `//host/` into a protocol-relative redirect target.
         let has_empty_segment = key.starts_with('/') || key.contains("//");
@@ -96,6 +104,14 @@ impl ServeCatalog {
             },
         };
         self.serve_file(&target, request.headers(), is_head)
+    }
+
+    /// The part of a decoded path below the mount point (`/static/a.js` -> `/a.js`), or `None`
+    /// when the path lies outside it. `/static` itself is the folder, `""`.
+    fn within_mount<'p>(&self, decoded: &'p str) -> Option<&'p str> {
+        let mount = self.config.mount.as_str();
+        let rest = decoded.strip_prefix(mount)?;
+        (rest.is_empty() || rest.starts_with('/')).then_some(rest)
     }
 
     /// The file at a catalog key with its prepared headers: from the table built with the

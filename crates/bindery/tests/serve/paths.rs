@@ -253,3 +253,95 @@ async fn absurd_headers_never_break_a_response() {
         assert_eq!(reply.status, StatusCode::OK, "{name}");
     }
 }
+
+#[tokio::test]
+async fn a_mounted_catalog_answers_only_below_its_prefix() {
+    let service = ServeCatalog::new(&GZIP)
+        .mounted_at("/static/")
+        .spa_fallback("index.html")
+        .no_fallback_prefix("/static/api/");
+    // Below the mount: the catalog's own keys, folders, escapes and ranges as at the root.
+    assert_eq!(
+        get(&service, "/static/hello.txt", &[]).await.body,
+        on_disk("hello.txt")
+    );
+    assert_eq!(
+        get(&service, "/static/docs/", &[]).await.body,
+        on_disk("docs/index.html")
+    );
+    assert_eq!(
+        get(&service, "/static/percent%2520name.txt", &[])
+            .await
+            .body,
+        on_disk("percent%20name.txt")
+    );
+    let part = get(&service, "/static/hello.txt", &[("range", "bytes=0-4")]).await;
+    assert_eq!(part.status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(&part.body[..], b"Hello");
+    // Redirects keep the whole path: the folder's and the mount point's own.
+    assert_eq!(
+        get(&service, "/static/docs?tab=1", &[])
+            .await
+            .header("location"),
+        "/static/docs/?tab=1"
+    );
+    let mount_point = get(&service, "/static", &[]).await;
+    assert_eq!(mount_point.status, StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(mount_point.header("location"), "/static/");
+    assert_eq!(
+        get(&service, "/static/", &[]).await.body,
+        on_disk("index.html")
+    );
+    // Outside the mount nothing is served, not even the fallback; a look-alike prefix is outside.
+    let navigation = [("accept", "text/html")];
+    for outside in [
+        "/hello.txt",
+        "/",
+        "/staticx/hello.txt",
+        "/stat",
+        "/other/static/hello.txt",
+    ] {
+        let reply = get(&service, outside, &navigation).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{outside}");
+        assert_eq!(
+            reply.header("content-type"),
+            "application/json",
+            "{outside}"
+        );
+    }
+    // The fallback and its exceptions see whole paths.
+    let deep = get(&service, "/static/lookup/8.8.8.8", &navigation).await;
+    assert_eq!(deep.body, on_disk("index.html"));
+    assert_eq!(
+        get(&service, "/static/api/missing", &navigation)
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    // Traversal below the mount is refused like anywhere else.
+    for payload in TRAVERSALS {
+        let reply = get(&service, &format!("/static{payload}"), &navigation).await;
+        assert!(
+            matches!(
+                reply.status,
+                StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND
+            ) || reply.body == on_disk("index.html"),
+            "/static{payload}: {}",
+            reply.status
+        );
+    }
+    // `""` and `"/"` mount at the root, as without the call.
+    for root in ["", "/"] {
+        let service = ServeCatalog::new(&STATIC).mounted_at(root);
+        assert_eq!(
+            get(&service, "/hello.txt", &[]).await.body,
+            on_disk("hello.txt")
+        );
+    }
+    // A mount given without its leading slash means the same path.
+    let service = ServeCatalog::new(&STATIC).mounted_at("assets");
+    assert_eq!(
+        get(&service, "/assets/hello.txt", &[]).await.body,
+        on_disk("hello.txt")
+    );
+}
