@@ -286,7 +286,28 @@ impl<B> Service<Request<B>> for ServeCatalog {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let state = match self.answer(&request) {
+        self.serve(&request)
+    }
+}
+
+impl ServeCatalog {
+    /// What the tower `Service`'s `call` returns, from a shared reference: for a server that
+    /// holds the service behind an `Arc` or `&`, where `call`'s `&mut self` would need a clone.
+    /// Ready at once except for a large decompression, which goes to the blocking pool inside
+    /// a tokio runtime.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use http::{Request, StatusCode};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = std::sync::Arc::new(bindery::serve::ServeCatalog::new(&SITE));
+    ///
+    /// let response = service.serve(&Request::get("/hello.txt").body(()).unwrap()).await.unwrap();
+    /// assert_eq!(response.status(), StatusCode::OK);
+    /// # });
+    /// ```
+    pub fn serve<B>(&self, request: &Request<B>) -> ResponseFuture {
+        let state = match self.answer(request) {
             respond::Answer::Ready(response) => State::Ready(Some(response)),
             respond::Answer::Deferred(deferred) => match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => State::Blocking(runtime.spawn_blocking(move || deferred.finish())),
