@@ -41,28 +41,28 @@ fn main() -> anyhow::Result<()> {
         _ => GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?,
     };
     let state = AppState::new(db);
-    let router = app(state)
-        .nest_service(
+    let app = app(state)
+        .mount(
             "/bench/static/web",
             ServeCatalog::new(&bindery_benches::WEB_STATIC),
         )
-        .nest_service(
+        .mount(
             "/bench/gzip/web",
             ServeCatalog::new(&bindery_benches::WEB_GZIP),
         )
-        .nest_service(
+        .mount(
             "/bench/copy/web",
             ServeCatalog::new(&bindery_benches::WEB_COPY),
         )
-        .nest_service(
+        .mount(
             "/bench/precompressed/web",
             ServeCatalog::new(&bindery_benches::WEB_PRECOMPRESSED),
         )
-        .nest_service(
+        .mount(
             "/bench/gzip/text",
             ServeCatalog::new(&bindery_benches::TEXT_GZIP),
         )
-        .nest_service(
+        .mount(
             "/bench/gzip-inline/text",
             ServeCatalog::new(&bindery_benches::TEXT_GZIP).decompress_off_thread(None),
         )
@@ -70,15 +70,15 @@ fn main() -> anyhow::Result<()> {
             "/bench/gobindata/large/noise.bin",
             axum::routing::get(gobindata_large),
         )
-        .nest_service(
+        .mount(
             "/bench/static/large",
             ServeCatalog::new(&bindery_benches::LARGE_STATIC),
         )
-        .nest_service(
+        .mount(
             "/bench/gzip/large",
             ServeCatalog::new(&bindery_benches::LARGE_GZIP),
         )
-        .nest_service(
+        .mount(
             "/bench/copy/large",
             ServeCatalog::new(&bindery_benches::LARGE_COPY),
         );
@@ -93,7 +93,7 @@ fn main() -> anyhow::Result<()> {
             shutdown_grace: Duration::from_secs(args.shutdown_grace),
             ..Limits::default()
         };
-        server::serve(listener, router, limits, server::shutdown_signal()).await?;
+        server::serve(listener, app, limits, server::shutdown_signal()).await?;
         anyhow::Ok(())
     })
 }

@@ -141,7 +141,7 @@ pub fn not_modified(headers: HeaderMap) -> Response {
 /// Gives an answer that has not chosen a `Cache-Control` of its own `no-store`: errors,
 /// `/healthz`, `/metrics`. Caches then never keep what was not meant for them. Called by the
 /// router's one middleware, so it costs no layer of its own per request.
-pub fn default_no_store(response: &mut Response) {
+pub fn default_no_store<B>(response: &mut http::Response<B>) {
     response
         .headers_mut()
         .entry(CACHE_CONTROL)

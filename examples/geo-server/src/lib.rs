@@ -12,9 +12,11 @@ pub mod cli;
 pub mod count;
 pub mod db;
 pub mod error;
+pub mod front;
 pub mod metrics;
 pub mod reload;
 mod routes;
 pub mod server;
 
-pub use routes::{AppState, SPA, app};
+pub use front::{App, app};
+pub use routes::{AppState, SPA, assets, router};

@@ -3,14 +3,14 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{ConnectInfo, Path, Query, Request, State};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use bindery::Catalog;
 use bindery::serve::ServeCatalog;
-use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG};
+use http::header::{CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use maxminddb::MaxMindDbError;
 
@@ -20,6 +20,7 @@ use crate::caching::{self, GeoCaching, GeoTag, NO_CACHE, PRIVATE_NO_STORE};
 use crate::count::CountLayer;
 use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
+use crate::front::AppBody;
 use crate::metrics::Metrics;
 
 /// The single-page app: stored gzip-compressed, with brotli and zstd variants made at build time;
@@ -58,26 +59,37 @@ impl AppState {
     }
 }
 
-/// The whole application. Tests drive it with `oneshot`; `main` serves it.
+/// The SPA's service: the fallback for browser navigations, never under the API's paths, and a
+/// decompressed-body cache for clients without gzip.
 ///
 /// ```
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use tower::ServiceExt;
-/// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
-/// let app = geo_server::app(geo_server::AppState::new(db));
-/// let request = http::Request::get("/geo/8.8.8.8").body(axum::body::Body::empty()).unwrap();
-/// let response = app.oneshot(request).await.unwrap();
-/// assert_eq!(response.status(), http::StatusCode::OK);
-/// # });
+/// assert_eq!(geo_server::assets().fallback().unwrap().path(), "index.html");
 /// ```
-pub fn app(state: AppState) -> Router {
-    let assets = ServeCatalog::new(&SPA)
+pub fn assets() -> ServeCatalog {
+    ServeCatalog::new(&SPA)
         .spa_fallback("index.html")
         .no_fallback_prefix("/geo/")
         .no_fallback_prefix("/metrics")
         .no_fallback_prefix("/healthz")
         .no_fallback_prefix("/openapi.json")
-        .decompressed_cache(SPA_CACHE_BUDGET);
+        .decompressed_cache(SPA_CACHE_BUDGET)
+}
+
+/// The whole application as an axum `Router`: every route, the SPA as its fallback, the
+/// counting layer. [`app`](crate::app) answers exactly as this router does, with its two hot
+/// paths taken before it; use the router to merge the API into an axum application of your own.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use tower::ServiceExt;
+/// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
+/// let state = geo_server::AppState::new(db);
+/// let router = geo_server::router(state, geo_server::assets());
+/// let request = http::Request::get("/healthz").body(axum::body::Body::empty()).unwrap();
+/// assert_eq!(router.oneshot(request).await.unwrap().status(), http::StatusCode::OK);
+/// # });
+/// ```
+pub fn router(state: AppState, assets: ServeCatalog) -> Router {
     Router::new()
         .route("/geo/me", get(geo_me))
         .route("/geo/{ip}", get(geo_ip))
@@ -92,57 +104,94 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The router's paths other than `/geo/<ip>`: requests for them always go through the router.
+pub(crate) const ROUTED: [&str; 5] = ["/geo", "/geo/", "/healthz", "/metrics", "/openapi.json"];
+
 #[derive(Debug, serde::Deserialize)]
 struct LangQuery {
     lang: Option<String>,
 }
 
-fn language(query: Result<Query<LangQuery>, QueryRejection>) -> Result<Language, AppError> {
-    let Ok(Query(query)) = query else {
+/// The answer's language from the request's query string, parsed as axum's `Query` would.
+fn language(query: Option<&str>) -> Result<Language, AppError> {
+    let Some(query) = query else {
+        return Ok(Language::English);
+    };
+    let Ok(LangQuery { lang }) = serde_urlencoded::from_str::<LangQuery>(query) else {
         return Err(AppError::BadLanguage("?".to_owned()));
     };
-    match query.lang {
+    match lang {
         None => Ok(Language::English),
         Some(code) => Language::from_code(&code).ok_or(AppError::BadLanguage(code)),
     }
 }
 
-/// `/geo/<ip>`: cacheable by anyone for `--geo-max-age`, validated by the database identity;
-/// a matching conditional gets 304 without a lookup.
+/// `/geo/<ip>` through the router; the front door answers the same without it
+/// ([`geo_ip_response`]).
 async fn geo_ip(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    query: Result<Query<LangQuery>, QueryRejection>,
     // The request itself rather than the `HeaderMap` extractor, which clones every header.
     request: Request,
-) -> Result<Response, AppError> {
-    let Path(text) = path.map_err(|_| AddressError::Malformed)?;
-    let ip = address::parse(&text)?;
-    let language = language(query)?;
+) -> Response {
+    let address = match &path {
+        Ok(Path(text)) => Ok(text.as_str()),
+        Err(_) => Err(AddressError::Malformed),
+    };
+    geo_ip_response(&state, address, request.uri().query(), request.headers())
+        .map(axum::body::Body::new)
+}
+
+/// `/geo/<ip>` for both doors, from the decoded address text: cacheable by anyone for
+/// `--geo-max-age`, validated by the database identity; a matching conditional gets 304 without
+/// a lookup. The answer's body is not boxed (errors, which are rare, are).
+pub(crate) fn geo_ip_response(
+    state: &AppState,
+    address: Result<&str, AddressError>,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> http::Response<AppBody> {
+    let (ip, language) = match address
+        .and_then(address::parse)
+        .map_err(AppError::from)
+        .and_then(|ip| Ok((ip, language(query)?)))
+    {
+        Ok(parsed) => parsed,
+        Err(error) => return error.into_response().map(AppBody::Right),
+    };
     let snapshot = state.db.snapshot();
     let tag = GeoTag::new(snapshot.validators(), language, ip);
-    let mut response = if tag.is_not_modified(request.headers()) {
-        caching::not_modified(HeaderMap::new())
+    let mut response = if tag.is_not_modified(headers) {
+        let mut response = http::Response::new(AppBody::Left(bindery::serve::Body::default()));
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        response
     } else {
         // A 404 for an address the database does not know is as cacheable as an answer: it
         // changes only with the database.
         match lookup(&snapshot, ip, language) {
-            Ok(response) => response,
-            Err(error @ (AppError::NotFound | AppError::Unsupported(_))) => error.into_response(),
-            Err(error) => return Err(error),
+            Ok(json) => {
+                let length = HeaderValue::from(json.len());
+                let mut response = http::Response::new(AppBody::Left(bindery::serve::Body::new(
+                    bytes::Bytes::from(json),
+                )));
+                let headers = response.headers_mut();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                headers.insert(CONTENT_LENGTH, length);
+                response
+            }
+            Err(error @ (AppError::NotFound | AppError::Unsupported(_))) => {
+                error.into_response().map(AppBody::Right)
+            }
+            Err(error) => return error.into_response().map(AppBody::Right),
         }
     };
     state.geo_caching.describe(response.headers_mut(), &tag);
-    Ok(response)
+    response
 }
 
 /// `/geo/me`: the caller's own address, so no shared cache may keep it, whatever the status.
-async fn geo_me(
-    State(state): State<AppState>,
-    query: Result<Query<LangQuery>, QueryRejection>,
-    request: Request,
-) -> Response {
-    let mut response = match me(&state, query, &request) {
+async fn geo_me(State(state): State<AppState>, request: Request) -> Response {
+    let mut response = match me(&state, &request) {
         Ok(response) => response,
         Err(error) => error.into_response(),
     };
@@ -152,12 +201,8 @@ async fn geo_me(
     response
 }
 
-fn me(
-    state: &AppState,
-    query: Result<Query<LangQuery>, QueryRejection>,
-    request: &Request,
-) -> Result<Response, AppError> {
-    let language = language(query)?;
+fn me(state: &AppState, request: &Request) -> Result<Response, AppError> {
+    let language = language(request.uri().query())?;
     let forwarded = state
         .trust_proxy
         .then(|| forwarded_for(request.headers()))
@@ -170,9 +215,14 @@ fn me(
         .or(peer)
         .ok_or_else(|| AppError::Internal("no peer address on the connection".to_owned()))?;
     match lookup(&state.db.snapshot(), ip, language) {
+        Ok(json) => Ok((
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            json,
+        )
+            .into_response()),
         // The caller learns which address was looked up, found or not.
         Err(AppError::NotFound) => Err(AppError::NotFoundAddress(ip)),
-        other => other,
+        Err(other) => Err(other),
     }
 }
 
@@ -188,13 +238,10 @@ fn forwarded_for(headers: &HeaderMap) -> Option<IpAddr> {
         .next_back()
 }
 
-fn lookup(snapshot: &Snapshot, ip: IpAddr, language: Language) -> Result<Response, AppError> {
+/// The JSON answer for `ip`, or the error to send.
+fn lookup(snapshot: &Snapshot, ip: IpAddr, language: Language) -> Result<Vec<u8>, AppError> {
     match snapshot.lookup(ip, language) {
-        Ok(Some(json)) => Ok((
-            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
-            json,
-        )
-            .into_response()),
+        Ok(Some(json)) => Ok(json),
         Ok(None) => Err(AppError::NotFound),
         Err(MaxMindDbError::InvalidInput { message }) => Err(AppError::Unsupported(message)),
         Err(error) => Err(AppError::Internal(format!("lookup of {ip}: {error}"))),

@@ -1,20 +1,17 @@
 //! Accepting connections: `TCP_NODELAY`, a header-read timeout, a request timeout, and a graceful
 //! shutdown in which requests in flight finish.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tower::ServiceExt;
-use tower_http::timeout::TimeoutLayer;
+
+use crate::front::App;
 
 /// Limits of the connection handling.
 #[derive(Debug, Clone, Copy)]
@@ -41,12 +38,11 @@ impl Default for Limits {
 /// the grace period for open connections to finish their requests.
 pub async fn serve(
     listener: TcpListener,
-    app: Router,
+    app: App,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    #[allow(deprecated)] // TimeoutLayer::new: its replacement needs a newer tower-http than axum's.
-    let app = app.layer(TimeoutLayer::new(limits.request_timeout));
+    let app = app.request_timeout(limits.request_timeout);
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -89,18 +85,10 @@ pub async fn serve(
                 tracing::debug!(%peer, "idle connection closed: no request within the header timeout");
                 return;
             }
-            let service =
-                hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-                    request.extensions_mut().insert(ConnectInfo(peer));
-                    let app = app.clone();
-                    async move {
-                        Ok::<_, Infallible>(
-                            app.oneshot(request)
-                                .await
-                                .unwrap_or_else(|never| match never {}),
-                        )
-                    }
-                });
+            // One `App` per connection, borrowed by each request: no clone per request.
+            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                app.call_from(request, Some(peer))
+            });
             let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
             if let Err(error) = watcher.watch(connection.into_owned()).await {
                 tracing::debug!(%peer, %error, "connection ended with an error");

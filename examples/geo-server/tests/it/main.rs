@@ -8,6 +8,7 @@ mod answers;
 mod api;
 mod caching;
 mod databases;
+mod doors;
 mod process;
 mod reference;
 mod reload;
