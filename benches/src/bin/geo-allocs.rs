@@ -1,8 +1,8 @@
 //! Allocations per request, by stage: how many heap allocations (and bytes) a `/geo/<ip>`
 //! answer costs in the lookup alone, in decoding and rendering the JSON, and through geo-server's
-//! router and handler, and what a small static file costs through the same router. Counted by
-//! an allocator of this binary's own (geo-server's counting allocator keeps bytes in use, not
-//! allocations). Prints a markdown table; the HTTP server's own layers (hyper, timeouts) are not
+//! app (its front door) and through its router alone, and what a small static file costs through
+//! each. Counted by an allocator of this binary's own (geo-server's counting allocator keeps
+//! bytes in use, not allocations). Prints a markdown table; the HTTP server's own layers (hyper, timeouts) are not
 //! in it, wrk measures those.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -96,30 +96,19 @@ fn main() -> anyhow::Result<()> {
     });
 
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-    let app = geo_server::app(geo_server::AppState::new(db));
-    let request = |uri: String| {
-        let app = app.clone();
-        runtime.block_on(async move {
-            let response = app
-                .oneshot(
-                    http::Request::get(uri)
-                        .body(Body::empty())
-                        .expect("request"),
-                )
-                .await
-                .expect("infallible");
-            let _ = response.into_body().collect().await;
-        });
-    };
-    // Warm up lazily built state (the router, the SPA's prepared headers).
-    for index in 0..100 {
-        request(format!("/geo/{}", addresses[index % addresses.len()]));
-        request("/app.js".to_owned());
-    }
-    let geo = per_call(args.requests, |index| {
-        request(format!("/geo/{}", addresses[index as usize]));
-    });
-    let static_file = per_call(args.requests, |_| request("/favicon.svg".to_owned()));
+    let state = geo_server::AppState::new(db);
+    let front = Door::measure(
+        &runtime,
+        geo_server::app(state.clone()),
+        &addresses,
+        args.requests,
+    );
+    let router = Door::measure(
+        &runtime,
+        geo_server::router(state, geo_server::assets()),
+        &addresses,
+        args.requests,
+    );
     let building_the_uri = per_call(args.requests, |index| {
         let _ = std::hint::black_box(format!("/geo/{}", addresses[index as usize]));
     });
@@ -128,19 +117,74 @@ fn main() -> anyhow::Result<()> {
         "{} requests per stage, database `{}`, random IPv4 addresses; allocations (and bytes) per call.\n\n\
          | stage | allocations | bytes |\n| --- | --- | --- |\n\
          | `Reader::lookup` (search tree only) | {:.2} | {:.0} |\n\
-         | `GeoDb::lookup` (lookup, decode, render JSON) | {:.2} | {:.0} |\n\
-         | `/geo/<ip>` through the router (`oneshot`, less building the URI) | {:.2} | {:.0} |\n\
-         | a 1 KiB-class static file (`/favicon.svg`) through the router | {:.2} | {:.0} |\n",
+         | `GeoDb::lookup` (lookup, decode, render JSON) | {:.2} | {:.0} |",
         args.requests,
         geodb::ORIGIN,
         lookup.0,
         lookup.1,
         render.0,
         render.1,
-        geo.0 - building_the_uri.0,
-        geo.1 - building_the_uri.1,
-        static_file.0,
-        static_file.1,
     );
+    for (name, door) in [
+        ("geo-server's app (front door)", front),
+        ("the router alone", router),
+    ] {
+        println!(
+            "| `/geo/<ip>` through {name} (`oneshot`, less building the URI) | {:.2} | {:.0} |\n\
+             | a small static file (`/favicon.svg`) through {name} | {:.2} | {:.0} |",
+            door.geo.0 - building_the_uri.0,
+            door.geo.1 - building_the_uri.1,
+            door.static_file.0,
+            door.static_file.1,
+        );
+    }
     Ok(())
+}
+
+/// Allocations (and bytes) per request through one service.
+struct Door {
+    geo: (f64, f64),
+    static_file: (f64, f64),
+}
+
+impl Door {
+    fn measure<S, B>(
+        runtime: &tokio::runtime::Runtime,
+        service: S,
+        addresses: &[IpAddr],
+        requests: u32,
+    ) -> Door
+    where
+        S: tower::Service<
+                http::Request<Body>,
+                Response = http::Response<B>,
+                Error = std::convert::Infallible,
+            > + Clone,
+        B: axum::body::HttpBody,
+    {
+        let request = |uri: String| {
+            let service = service.clone();
+            runtime.block_on(async move {
+                let response = service
+                    .oneshot(
+                        http::Request::get(uri)
+                            .body(Body::empty())
+                            .expect("request"),
+                    )
+                    .await
+                    .expect("infallible");
+                let _ = response.into_body().collect().await;
+            });
+        };
+        // Warm up lazily built state (the router, the SPA's prepared headers).
+        for index in 0..100 {
+            request(format!("/geo/{}", addresses[index % addresses.len()]));
+            request("/app.js".to_owned());
+        }
+        let geo = per_call(requests, |index| {
+            request(format!("/geo/{}", addresses[index as usize]));
+        });
+        let static_file = per_call(requests, |_| request("/favicon.svg".to_owned()));
+        Door { geo, static_file }
+    }
 }
