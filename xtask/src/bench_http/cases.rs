@@ -46,7 +46,8 @@ const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case
         path: "/",
         accept_encoding: None,
         script: true,
-        connections: 16,
+        // As the issue that set the targets measured it: wrk -c50.
+        connections: 50,
         server_args,
         server: BENCH_SERVER,
     }
@@ -59,6 +60,8 @@ pub const BENCH_BARE: &str = "bench-bare";
 
 /// The reference row's configuration name.
 pub const REFERENCE: &str = "bare axum, `Bytes::from_static` (reference)";
+/// The same reference at 50 connections, for the `/geo` rows.
+pub const REFERENCE_50: &str = "bare axum, `Bytes::from_static`, 50 connections (reference)";
 
 const VUE: &str = "vue.min.js";
 const LARGE: &str = "17 MiB";
@@ -66,7 +69,7 @@ const LARGE: &str = "17 MiB";
 const LARGE_50: &str = "17 MiB, 50 connections";
 
 /// Every case, in table order.
-pub const CASES: [Case; 18] = [
+pub const CASES: [Case; 20] = [
     Case {
         target: "1 KiB text",
         config: REFERENCE,
@@ -74,6 +77,16 @@ pub const CASES: [Case; 18] = [
         accept_encoding: None,
         script: false,
         connections: 16,
+        server_args: &[],
+        server: BENCH_BARE,
+    },
+    Case {
+        target: "1 KiB text",
+        config: REFERENCE_50,
+        path: "/small.txt",
+        accept_encoding: None,
+        script: false,
+        connections: 50,
         server_args: &[],
         server: BENCH_BARE,
     },
@@ -147,5 +160,12 @@ pub const CASES: [Case; 18] = [
         "/bench/static/web/small.txt",
         None,
         16,
+    ),
+    file(
+        "1 KiB text",
+        "static, 50 connections",
+        "/bench/static/web/small.txt",
+        None,
+        50,
     ),
 ];

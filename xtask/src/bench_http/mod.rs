@@ -48,7 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let chosen: Vec<&cases::Case> = CASES
         .iter()
         .filter(|case| {
-            case.config == cases::REFERENCE
+            case.config.contains("(reference)")
                 || args.only.is_empty()
                 || args.only.iter().any(|text| {
                     case.target.contains(text.as_str()) || case.config.contains(text.as_str())
@@ -63,6 +63,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .map(|case| CaseRuns {
                 target: case.target.to_owned(),
                 config: case.config.to_owned(),
+                connections: case.connections,
                 runs: Vec::new(),
             })
             .collect(),

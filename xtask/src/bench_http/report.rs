@@ -22,6 +22,9 @@ pub struct Document {
 pub struct CaseRuns {
     pub target: String,
     pub config: String,
+    /// wrk's connections: each row is compared with the reference run at the same count.
+    #[serde(default)]
+    pub connections: u32,
     pub runs: Vec<Sample>,
 }
 
@@ -90,22 +93,26 @@ pub fn table(document: &Document) -> String {
         .collect();
     let mut out = format!(
         "wrk -t1 on core 1, server on core 0, loopback; median of {} interleaved run(s) of {} s.\n\n\
-         | target | configuration | req/s | MB/s | p99 | server CPU / request | vs static (CPU) | vs bare axum (req/s, CPU) | peak RSS | socket errors |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | target | configuration | connections | req/s | MB/s | p99 | server CPU / request | vs static (CPU) | vs bare axum (req/s, CPU) | peak RSS | socket errors |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         document.rounds, document.seconds
     );
-    let reference = document
+    let references: Vec<(&CaseRuns, &Sample)> = document
         .cases
         .iter()
         .zip(&medians)
-        .find(|(case, _)| case.config.contains("(reference)"))
-        .map(|(case, sample)| (case.target.clone(), sample.clone()));
+        .filter(|(case, _)| case.config.contains("(reference)"))
+        .collect();
     for (case, sample) in document.cases.iter().zip(&medians) {
-        // The ceiling is a small answer: it says something of small answers only.
-        let is_comparable = |target: &str| case.target == target || case.target.starts_with("/geo");
-        let against_reference = reference
-            .as_ref()
-            .filter(|(target, _)| is_comparable(target))
+        // The ceiling is a small answer: it says something of small answers only, and of
+        // runs with as many connections (the kernel's share per request depends on it).
+        let is_comparable = |reference: &CaseRuns| {
+            (case.target == reference.target || case.target.starts_with("/geo"))
+                && case.connections == reference.connections
+        };
+        let against_reference = references
+            .iter()
+            .find(|(reference, _)| is_comparable(reference))
             .map_or_else(
                 || "-".to_owned(),
                 |(_, bare)| {
@@ -127,9 +134,10 @@ pub fn table(document: &Document) -> String {
             |base| format!("{:.1}x", sample.cpu_us_per_request / base),
         );
         out.push_str(&format!(
-            "| {} | {} | {:.0} | {:.1} | {:.2} ms | {:.1} µs | {ratio} | {against_reference} | {:.1} MiB | {} |\n",
+            "| {} | {} | {} | {:.0} | {:.1} | {:.2} ms | {:.1} µs | {ratio} | {against_reference} | {:.1} MiB | {} |\n",
             case.target,
             case.config,
+            case.connections,
             sample.requests_per_second,
             sample.megabytes_per_second,
             sample.p99_ms,
@@ -221,16 +229,19 @@ mod tests {
                 CaseRuns {
                     target: "vue.min.js".into(),
                     config: "static".into(),
+                    connections: 16,
                     runs: vec![sample(100.0, 10.0), sample(90.0, 12.0), sample(110.0, 8.0)],
                 },
                 CaseRuns {
                     target: "vue.min.js".into(),
                     config: "copy".into(),
+                    connections: 16,
                     runs: vec![sample(50.0, 30.0), sample(40.0, 20.0), sample(45.0, 25.0)],
                 },
                 CaseRuns {
                     target: "/geo/<random ip>".into(),
                     config: "DB embed".into(),
+                    connections: 50,
                     runs: vec![sample(1.0, 5.0), sample(1.0, 5.0), sample(1.0, 5.0)],
                 },
             ],
@@ -256,14 +267,59 @@ mod tests {
         );
         assert!(rerendered.contains("median of 3 interleaved run(s) of 2 s"));
         assert!(
-            rerendered.contains("| vue.min.js | static | 100 |"),
+            rerendered.contains("| vue.min.js | static | 16 | 100 |"),
             "{rerendered}"
         );
         assert!(
-            rerendered.contains("| vue.min.js | copy | 45 | 1.0 | 0.50 ms | 25.0 µs | 2.5x |"),
+            rerendered.contains("| vue.min.js | copy | 16 | 45 | 1.0 | 0.50 ms | 25.0 µs | 2.5x |"),
             "{rerendered}"
         );
         assert!(first_chart.contains("/geo/&lt;random ip&gt;"));
+    }
+
+    #[test]
+    fn each_row_is_compared_with_the_reference_run_at_its_own_connection_count() {
+        let reference = |connections, requests_per_second, cpu| CaseRuns {
+            target: "1 KiB text".into(),
+            config: format!("bare axum, {connections} connections (reference)"),
+            connections,
+            runs: vec![sample(requests_per_second, cpu)],
+        };
+        let row = |target: &str, config: &str, connections, requests_per_second, cpu| CaseRuns {
+            target: target.into(),
+            config: config.into(),
+            connections,
+            runs: vec![sample(requests_per_second, cpu)],
+        };
+        let document = Document {
+            seconds: 2,
+            rounds: 1,
+            cases: vec![
+                reference(16, 100.0, 10.0),
+                reference(50, 80.0, 8.0),
+                row("1 KiB text", "static", 16, 90.0, 11.0),
+                row("1 KiB text", "static, 50", 50, 80.0, 8.8),
+                row("/geo/<random ip>", "DB embed", 50, 60.0, 12.0),
+                row("vue.min.js", "static", 16, 10.0, 40.0),
+            ],
+        };
+        let table = table(&document);
+        let line = |config: &str| {
+            table
+                .lines()
+                .find(|line| line.contains(&format!("| {config} |")))
+                .unwrap_or_else(|| panic!("no row {config}: {table}"))
+                .to_owned()
+        };
+        assert!(line("static").contains("| 0.90x, 1.10x |"), "{table}");
+        assert!(line("static, 50").contains("| 1.00x, 1.10x |"), "{table}");
+        assert!(line("DB embed").contains("| 0.75x, 1.50x |"), "{table}");
+        // A large file is not compared with a small answer.
+        let large = table
+            .lines()
+            .find(|line| line.starts_with("| vue.min.js | static |"))
+            .expect("the vue.min.js row");
+        assert!(large.contains("| 1.0x | - |"), "{table}");
     }
 
     #[test]
