@@ -66,8 +66,12 @@ fn geo(criterion: &mut Criterion) {
 
     // The stages of one `/geo/<ip>` answer, on the same addresses: the search tree alone; the tree
     // and a full `geoip2::City` decode; the answer as first rendered (full decode, then the
-    // JSON); the answer as served now (the fields and the one language shown, then the JSON).
-    let db = geo_server::db::GeoDb::embedded(database, "bench").expect("database");
+    // JSON); the answer decoded as served (the fields and the one language shown, then the JSON);
+    // the answer as served, its record's part from the answer cache once seen.
+    let db = geo_server::db::GeoDb::embedded(database, "bench")
+        .expect("database")
+        .with_answer_cache(0);
+    let cached = geo_server::db::GeoDb::embedded(database, "bench").expect("database");
     let mut group = criterion.benchmark_group(format!("geo-answer/{origin}"));
     let mut index = 0;
     let mut next = || {
@@ -96,7 +100,7 @@ fn geo(criterion: &mut Criterion) {
                 })
             },
         );
-        group.bench_function(BenchmarkId::new("json-one-language (now)", code), |bench| {
+        group.bench_function(BenchmarkId::new("json-one-language", code), |bench| {
             bench.iter(|| {
                 db.lookup(next(), language)
                     .ok()
@@ -104,6 +108,18 @@ fn geo(criterion: &mut Criterion) {
                     .map_or(0, |json| json.len())
             })
         });
+        group.bench_function(
+            BenchmarkId::new("json-one-language, answer cache", code),
+            |bench| {
+                bench.iter(|| {
+                    cached
+                        .lookup(next(), language)
+                        .ok()
+                        .flatten()
+                        .map_or(0, |json| json.len())
+                })
+            },
+        );
     }
     group.finish();
 }

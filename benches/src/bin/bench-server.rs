@@ -25,6 +25,9 @@ struct Args {
     /// Seconds shutdown waits for responses in flight.
     #[arg(long, default_value_t = 1)]
     shutdown_grace: u64,
+    /// MiB of rendered answers kept by database record, as geo-server's flag (0: off).
+    #[arg(long, default_value_t = geo_server::answer_cache::DEFAULT_BUDGET >> 20)]
+    answer_cache_mib: usize,
     /// Database file for mmap.
     #[arg(long, required_if_eq("geodb_mode", "mmap"))]
     geodb: Option<std::path::PathBuf>,
@@ -40,7 +43,7 @@ fn main() -> anyhow::Result<()> {
         }
         _ => GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?,
     };
-    let state = AppState::new(db);
+    let state = AppState::new(db.with_answer_cache(args.answer_cache_mib.saturating_mul(1 << 20)));
     let app = app(state)
         .mount(
             "/bench/static/web",

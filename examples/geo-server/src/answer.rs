@@ -1,12 +1,16 @@
-//! The JSON answer of `/geo/<ip>`, rendered straight from the reader's borrowed strings.
+//! The JSON answer of `/geo/<ip>`, rendered straight from the reader's borrowed strings; the
+//! record's part is kept by record ([`crate::answer_cache`]).
 
+use std::io::Write as _;
 use std::net::IpAddr;
 
 use maxminddb::{MaxMindDbError, Reader};
 use serde::{Deserialize, Serialize};
 
+use crate::answer_cache::{AnswerCache, Key};
+
 /// A language of the names in the answer (`?lang=`); names missing in it fall back to English.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Language {
     /// `en`
     #[default]
@@ -72,13 +76,11 @@ impl Language {
     }
 }
 
+/// The part of an answer that comes from the database record, the same for every address of the
+/// record: the JSON after `"ip"` and `"network"`.
 #[derive(Serialize)]
 #[serde(bound = "")]
-struct Answer<'a, N: std::fmt::Display, D: Serialize> {
-    ip: IpAddr,
-    /// Written straight into the output (`collect_str`), never into a `String` of its own.
-    #[serde(serialize_with = "as_text")]
-    network: N,
+struct Tail<'a, D: Serialize> {
     continent: Continent<'a>,
     country: Place<'a>,
     subdivisions: D,
@@ -114,36 +116,59 @@ pub(crate) fn render<S: AsRef<[u8]>>(
     reader: &Reader<S>,
     ip: IpAddr,
     language: Language,
+    tails: Tails<'_>,
 ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
     // One decoder per language, so that each keeps only its own names (and English).
     match language {
-        Language::English => render_in::<S, 0>(reader, ip),
-        Language::German => render_in::<S, 1>(reader, ip),
-        Language::French => render_in::<S, 2>(reader, ip),
-        Language::Spanish => render_in::<S, 3>(reader, ip),
-        Language::Japanese => render_in::<S, 4>(reader, ip),
-        Language::BrazilianPortuguese => render_in::<S, 5>(reader, ip),
-        Language::Russian => render_in::<S, 6>(reader, ip),
-        Language::SimplifiedChinese => render_in::<S, 7>(reader, ip),
+        Language::English => render_in::<S, 0>(reader, ip, language, tails),
+        Language::German => render_in::<S, 1>(reader, ip, language, tails),
+        Language::French => render_in::<S, 2>(reader, ip, language, tails),
+        Language::Spanish => render_in::<S, 3>(reader, ip, language, tails),
+        Language::Japanese => render_in::<S, 4>(reader, ip, language, tails),
+        Language::BrazilianPortuguese => render_in::<S, 5>(reader, ip, language, tails),
+        Language::Russian => render_in::<S, 6>(reader, ip, language, tails),
+        Language::SimplifiedChinese => render_in::<S, 7>(reader, ip, language, tails),
     }
 }
 
-/// [`render`] in the language `Language::CODES[L]`.
+/// Where the record parts of answers are kept: the cache and the loaded database's generation.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tails<'a> {
+    pub cache: &'a AnswerCache,
+    pub generation: u64,
+}
+
 fn render_in<S: AsRef<[u8]>, const L: usize>(
     reader: &Reader<S>,
     ip: IpAddr,
+    language: Language,
+    tails: Tails<'_>,
 ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
     let result = reader.lookup(ip)?;
     if !result.has_data() {
         return Ok(None);
     }
     let network = result.network()?;
+    let mut json = Vec::with_capacity(ANSWER_CAPACITY);
+    // What serde_json writes for the first two fields: an address or a network in text is hex
+    // digits, dots, colons and a slash, nothing a JSON string escapes.
+    let _ = write!(json, "{{\"ip\":\"{ip}\",\"network\":\"{network}\"");
+    let key = result
+        .offset()
+        .filter(|_| tails.cache.is_on())
+        .map(|offset| Key {
+            generation: tails.generation,
+            offset,
+            language,
+        });
+    if let Some(tail) = key.and_then(|key| tails.cache.get(&key)) {
+        json.extend_from_slice(&tail);
+        return Ok(Some(json));
+    }
     let Some(record) = result.decode::<Record<'_, L>>()? else {
         return Ok(None);
     };
-    let answer = Answer {
-        ip,
-        network,
+    let tail = Tail {
         continent: Continent {
             code: record.continent.code,
             name: record.continent.names.pick(),
@@ -160,15 +185,17 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         },
         registered_country: record.registered_country.place(),
     };
-    let mut json = Vec::with_capacity(ANSWER_CAPACITY);
-    serde_json::to_writer(&mut json, &answer)
-        .map(|()| Some(json))
-        .map_err(|error| MaxMindDbError::decoding(error.to_string()))
+    // The record's fields as an object of their own, whose `{` becomes the `,` after `network`.
+    let start = json.len();
+    serde_json::to_writer(&mut json, &tail)
+        .map_err(|error| MaxMindDbError::decoding(error.to_string()))?;
+    json[start] = b',';
+    if let Some(key) = key {
+        tails.cache.insert(key, &json[start..]);
+    }
+    Ok(Some(json))
 }
 
-/// The fields of a City record that the answer shows, borrowed from the database, with names in
-/// the language `Language::CODES[L]` and in English only: everything else in the record
-/// (geoname ids, other languages, traits...) is skipped by the decoder, never built.
 #[derive(Deserialize)]
 struct Record<'a, const L: usize> {
     #[serde(borrow, default)]
@@ -285,13 +312,6 @@ impl<const L: usize> Serialize for Subdivisions<'_, '_, L> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(PlaceRecord::place))
     }
-}
-
-fn as_text<S: serde::Serializer>(
-    value: &impl std::fmt::Display,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(value)
 }
 
 /// Room for a whole answer (they are 300 to 450 bytes), so rendering allocates once.

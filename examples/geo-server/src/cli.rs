@@ -31,6 +31,10 @@ pub struct Args {
     /// (`Cache-Control: max-age=N`); they revalidate with the ETag after.
     #[arg(long, default_value_t = crate::caching::DEFAULT_GEO_MAX_AGE)]
     pub geo_max_age: u64,
+    /// MiB kept of rendered answers by database record (addresses of one city share them);
+    /// 0 decodes every answer.
+    #[arg(long, default_value_t = crate::answer_cache::DEFAULT_BUDGET >> 20)]
+    pub answer_cache_mib: usize,
     /// Log filter, e.g. `info`, `debug`, `geo_server=debug`.
     #[arg(long, default_value = "info")]
     pub log: String,

@@ -4,13 +4,15 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
 use maxminddb::{MaxMindDbError, Mmap, Reader};
 
 use crate::alloc::heap_in_use;
-use crate::answer::{self, Language};
+use crate::answer::{self, Language, Tails};
+use crate::answer_cache::{self, AnswerCache, AnswerCacheStats};
 
 /// Where the reader's bytes live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -119,7 +121,12 @@ struct Loaded {
     reader: AnyReader,
     info: DbInfo,
     validators: Validators,
+    /// Tells this load apart from every other in the process, for the answer cache's keys.
+    generation: u64,
 }
+
+/// The next load's generation.
+static GENERATIONS: AtomicU64 = AtomicU64::new(0);
 
 impl Loaded {
     fn new(reader: AnyReader, info: DbInfo) -> Self {
@@ -135,18 +142,22 @@ impl Loaded {
             reader,
             info,
             validators,
+            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
         }
     }
 }
 
 /// One loaded database, held for the length of a request: its answers and its validators always
 /// belong together, even when the mmap mode swaps in a new file meanwhile.
-pub struct Snapshot(arc_swap::Guard<Arc<Loaded>>);
+pub struct Snapshot<'a> {
+    loaded: arc_swap::Guard<Arc<Loaded>>,
+    answers: &'a AnswerCache,
+}
 
-impl Snapshot {
+impl Snapshot<'_> {
     /// The validators of this database.
     pub fn validators(&self) -> &Validators {
-        &self.0.validators
+        &self.loaded.validators
     }
 
     /// Looks `ip` up and renders the answer as JSON, or `None` when the database has no data
@@ -156,10 +167,14 @@ impl Snapshot {
         ip: IpAddr,
         language: Language,
     ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
-        match &self.0.reader {
-            AnyReader::Embedded(reader) => answer::render(reader, ip, language),
-            AnyReader::Copied(reader) => answer::render(reader, ip, language),
-            AnyReader::Mapped(reader) => answer::render(reader, ip, language),
+        let tails = Tails {
+            cache: self.answers,
+            generation: self.loaded.generation,
+        };
+        match &self.loaded.reader {
+            AnyReader::Embedded(reader) => answer::render(reader, ip, language, tails),
+            AnyReader::Copied(reader) => answer::render(reader, ip, language, tails),
+            AnyReader::Mapped(reader) => answer::render(reader, ip, language, tails),
         }
     }
 }
@@ -175,6 +190,7 @@ impl Snapshot {
 pub struct GeoDb {
     current: ArcSwap<Loaded>,
     path: Option<PathBuf>,
+    answers: AnswerCache,
 }
 
 impl std::fmt::Debug for GeoDb {
@@ -270,7 +286,27 @@ impl GeoDb {
         GeoDb {
             current: ArcSwap::from_pointee(Loaded::new(reader, info)),
             path,
+            answers: AnswerCache::new(answer_cache::DEFAULT_BUDGET),
         }
+    }
+
+    /// Keeps the record parts of answers in a cache of at most `budget` bytes (0: none);
+    /// [`answer_cache::DEFAULT_BUDGET`] unless set.
+    ///
+    /// ```
+    /// use geo_server::answer::Language;
+    /// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap().with_answer_cache(0);
+    /// let _ = db.lookup("81.2.69.160".parse().unwrap(), Language::English).unwrap();
+    /// assert_eq!(db.answer_cache_stats().misses, 0, "off: nothing looked up in it");
+    /// ```
+    pub fn with_answer_cache(mut self, budget: usize) -> Self {
+        self.answers = AnswerCache::new(budget);
+        self
+    }
+
+    /// Hits, misses and size of the answer cache.
+    pub fn answer_cache_stats(&self) -> AnswerCacheStats {
+        self.answers.stats()
     }
 
     /// Maps the file again, verifies it and swaps it in atomically. Lookups in flight finish on
@@ -283,6 +319,8 @@ impl GeoDb {
             AnyReader::Mapped(reader),
             info.clone(),
         )));
+        // The old generation's answers are never read again; free them now.
+        self.answers.clear();
         Ok(info)
     }
 
@@ -298,8 +336,11 @@ impl GeoDb {
 
     /// The database loaded now, for one request: its validators and lookups stay consistent
     /// across a reload.
-    pub fn snapshot(&self) -> Snapshot {
-        Snapshot(self.current.load())
+    pub fn snapshot(&self) -> Snapshot<'_> {
+        Snapshot {
+            loaded: self.current.load(),
+            answers: &self.answers,
+        }
     }
 
     /// Looks `ip` up and renders the answer as JSON, or `None` when the database has no data for

@@ -7,6 +7,7 @@
 pub mod address;
 pub mod alloc;
 pub mod answer;
+pub mod answer_cache;
 pub mod caching;
 pub mod cli;
 pub mod count;

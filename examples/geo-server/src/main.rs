@@ -70,7 +70,8 @@ fn build_date(epoch: u64) -> String {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
-    let db = load(&args)?;
+    let answer_cache_bytes = args.answer_cache_mib.saturating_mul(1 << 20);
+    let db = load(&args)?.with_answer_cache(answer_cache_bytes);
     let info = db.info();
     tracing::info!(
         mode = info.mode.as_str(),
@@ -81,6 +82,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         size = info.size,
         load_ms = info.load_time.as_secs_f64() * 1000.0,
         reader_heap_bytes = info.reader_heap_bytes,
+        answer_cache_bytes,
         "database loaded"
     );
     let mut state = AppState::new(db);

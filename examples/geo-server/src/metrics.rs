@@ -3,6 +3,7 @@
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::answer_cache::AnswerCacheStats;
 use crate::db::DbInfo;
 
 /// Route labels; requests are counted per label without allocating. Path parameters are written
@@ -144,8 +145,13 @@ fn escape(value: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// The whole exposition: requests, memory, heap and the loaded database.
-pub fn render(metrics: &Metrics, db: &DbInfo, heap_in_use: usize) -> String {
+/// The whole exposition: requests, memory, heap, the loaded database and the answer cache.
+pub fn render(
+    metrics: &Metrics,
+    db: &DbInfo,
+    answers: &AnswerCacheStats,
+    heap_in_use: usize,
+) -> String {
     let mut out = metrics.render_requests();
     let resident = resident();
     let _ = write!(
@@ -172,7 +178,17 @@ pub fn render(metrics: &Metrics, db: &DbInfo, heap_in_use: usize) -> String {
          geodb_reader_heap_bytes {}\n\
          # HELP geodb_load_seconds Time to create the reader.\n\
          # TYPE geodb_load_seconds gauge\n\
-         geodb_load_seconds {}\n",
+         geodb_load_seconds {}\n\
+         # HELP geo_answer_cache_lookups_total Answers whose record part was looked up in the answer cache, by result.\n\
+         # TYPE geo_answer_cache_lookups_total counter\n\
+         geo_answer_cache_lookups_total{{result=\"hit\"}} {}\n\
+         geo_answer_cache_lookups_total{{result=\"miss\"}} {}\n\
+         # HELP geo_answer_cache_bytes Bytes the answer cache holds, of geo_answer_cache_budget_bytes.\n\
+         # TYPE geo_answer_cache_bytes gauge\n\
+         geo_answer_cache_bytes {}\n\
+         # HELP geo_answer_cache_budget_bytes The answer cache's budget (0: off).\n\
+         # TYPE geo_answer_cache_budget_bytes gauge\n\
+         geo_answer_cache_budget_bytes {}\n",
         resident.anon,
         resident.file,
         resident.shmem,
@@ -183,6 +199,10 @@ pub fn render(metrics: &Metrics, db: &DbInfo, heap_in_use: usize) -> String {
         db.build_epoch,
         db.reader_heap_bytes,
         db.load_time.as_secs_f64(),
+        answers.hits,
+        answers.misses,
+        answers.bytes,
+        answers.budget,
     );
     out
 }

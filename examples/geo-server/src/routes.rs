@@ -239,7 +239,7 @@ fn forwarded_for(headers: &HeaderMap) -> Option<IpAddr> {
 }
 
 /// The JSON answer for `ip`, or the error to send.
-fn lookup(snapshot: &Snapshot, ip: IpAddr, language: Language) -> Result<Vec<u8>, AppError> {
+fn lookup(snapshot: &Snapshot<'_>, ip: IpAddr, language: Language) -> Result<Vec<u8>, AppError> {
     match snapshot.lookup(ip, language) {
         Ok(Some(json)) => Ok(json),
         Ok(None) => Err(AppError::NotFound),
@@ -269,6 +269,7 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let body = crate::metrics::render(
         &state.metrics,
         &state.db.info(),
+        &state.db.answer_cache_stats(),
         crate::alloc::heap_in_use(),
     );
     (

@@ -59,10 +59,8 @@ fn inside(network: &ipnet::IpNet, random: u64) -> IpAddr {
     }
 }
 
-#[test]
-fn answers_are_byte_for_byte_the_full_record_rendering_in_every_language() {
-    let db = GeoDb::embedded(geodb::SAMPLE, "sample").expect("the sample database");
-    let reader = Reader::from_source(geodb::SAMPLE).expect("a reader");
+/// Addresses of every network of the sample (eight each), then random ones, nearly all misses.
+fn addresses() -> Vec<IpAddr> {
     let mut random = Xorshift::new(16);
     let mut addresses = Vec::new();
     for network in sample_networks() {
@@ -78,8 +76,14 @@ fn answers_are_byte_for_byte_the_full_record_rendering_in_every_language() {
             u128::from(word) << 64 | u128::from(word),
         )));
     }
+    addresses
+}
+
+/// Compares every answer of `db` with the reference renderer; returns (answers, misses).
+fn compare_with_reference(db: &GeoDb, addresses: &[IpAddr]) -> (usize, usize) {
+    let reader = Reader::from_source(geodb::SAMPLE).expect("a reader");
     let (mut found, mut missing) = (0, 0);
-    for ip in &addresses {
+    for ip in addresses {
         for code in Language::CODES {
             let language = Language::from_code(code).expect("a language");
             let served = db.lookup(*ip, language).expect("lookup");
@@ -95,6 +99,42 @@ fn answers_are_byte_for_byte_the_full_record_rendering_in_every_language() {
             }
         }
     }
+    (found, missing)
+}
+
+#[test]
+fn answers_are_byte_for_byte_the_full_record_rendering_in_every_language() {
+    let db = GeoDb::embedded(geodb::SAMPLE, "sample")
+        .expect("the sample database")
+        .with_answer_cache(0);
+    let (found, missing) = compare_with_reference(&db, &addresses());
     assert!(found > 20_000, "{found} answers compared");
     assert!(missing > 1_000, "{missing} misses compared");
+    assert_eq!(db.answer_cache_stats().hits, 0, "no cache");
+}
+
+#[test]
+fn answers_from_the_record_cache_are_the_same_bytes() {
+    let addresses = addresses();
+    // The default budget keeps every record: the first address of a network renders its record,
+    // the seven others (and the same address in the other languages) copy it.
+    let db = GeoDb::embedded(geodb::SAMPLE, "sample").expect("the sample database");
+    let (found, _) = compare_with_reference(&db, &addresses);
+    let stats = db.answer_cache_stats();
+    assert!(stats.hits > 15_000, "{stats:?} of {found} answers");
+    // Each record of the sample once per language.
+    assert!(stats.misses >= 8 * 40, "{stats:?}");
+    assert_eq!(stats.entries as u64, stats.misses, "{stats:?}");
+    assert!(
+        stats.bytes > 0 && stats.bytes <= stats.budget as u64,
+        "{stats:?}"
+    );
+    // A budget of a few answers evicts all the time and still answers the same.
+    let tight = GeoDb::embedded(geodb::SAMPLE, "sample")
+        .expect("the sample database")
+        .with_answer_cache(4096);
+    compare_with_reference(&tight, &addresses);
+    let stats = tight.answer_cache_stats();
+    assert!(stats.bytes <= 4096, "{stats:?}");
+    assert!(stats.hits > 0, "{stats:?}");
 }

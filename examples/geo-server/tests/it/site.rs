@@ -113,7 +113,18 @@ async fn metrics_parse_and_count_requests() {
     assert!(value("process_resident_memory_bytes", "kind", "anon")[0] > 0.0);
     assert!(value("process_resident_memory_bytes", "kind", "file")[0] > 0.0);
     assert_eq!(value("geodb_info", "mode", "embed"), [1.0]);
+    // The same address twice: its record rendered once, then copied.
+    assert_eq!(
+        value("geo_answer_cache_lookups_total", "result", "miss"),
+        [1.0]
+    );
+    assert_eq!(
+        value("geo_answer_cache_lookups_total", "result", "hit"),
+        [1.0]
+    );
     for gauge in [
+        "geo_answer_cache_bytes",
+        "geo_answer_cache_budget_bytes",
         "geo_heap_in_use_bytes",
         "geodb_size_bytes",
         "geodb_reader_heap_bytes",
