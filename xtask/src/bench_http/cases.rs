@@ -69,7 +69,7 @@ const LARGE: &str = "17 MiB";
 const LARGE_50: &str = "17 MiB, 50 connections";
 
 /// Every case, in table order.
-pub const CASES: [Case; 20] = [
+pub const CASES: [Case; 21] = [
     Case {
         target: "1 KiB text",
         config: REFERENCE,
@@ -152,6 +152,10 @@ pub const CASES: [Case; 20] = [
         50,
     ),
     geo("DB embed", &["--geodb-mode", "embed"]),
+    geo(
+        "DB embed, no answer cache",
+        &["--geodb-mode", "embed", "--answer-cache-mib", "0"],
+    ),
     geo("DB copy", &["--geodb-mode", "copy"]),
     geo("DB mmap", &["--geodb-mode", "mmap"]),
     file(

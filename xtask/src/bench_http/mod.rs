@@ -48,7 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let chosen: Vec<&cases::Case> = CASES
         .iter()
         .filter(|case| {
-            case.config.contains("(reference)")
+            report::is_reference(case.config)
                 || args.only.is_empty()
                 || args.only.iter().any(|text| {
                     case.target.contains(text.as_str()) || case.config.contains(text.as_str())
@@ -65,11 +65,32 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 config: case.config.to_owned(),
                 connections: case.connections,
                 runs: Vec::new(),
+                paired_references: Vec::new(),
             })
             .collect(),
     };
     for round in 1..=rounds {
         for (case, runs) in chosen.iter().zip(&mut document.cases) {
+            // A compared row's reference runs again just before it: the ratio then compares
+            // two runs seconds apart, not minutes.
+            let reference = chosen.iter().find(|reference| {
+                !report::is_reference(case.config)
+                    && report::is_reference(reference.config)
+                    && report::is_comparable(
+                        case.target,
+                        case.connections,
+                        reference.target,
+                        reference.connections,
+                    )
+            });
+            if let Some(reference) = reference {
+                eprintln!(
+                    "round {round}/{rounds}: {} (paired reference)",
+                    reference.config
+                );
+                let sample = measure::measure(reference, seconds, &db_file)?;
+                runs.paired_references.push(sample);
+            }
             eprintln!("round {round}/{rounds}: {} / {}", case.target, case.config);
             runs.runs.push(measure::measure(case, seconds, &db_file)?);
         }

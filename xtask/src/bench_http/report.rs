@@ -26,6 +26,54 @@ pub struct CaseRuns {
     #[serde(default)]
     pub connections: u32,
     pub runs: Vec<Sample>,
+    /// For a row compared with a reference: the reference run made just before each of its
+    /// runs, so that each ratio compares two runs a few seconds apart (this machine's speed
+    /// drifts by 10-20% over minutes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paired_references: Vec<Sample>,
+}
+
+/// Whether a row (`target`, `connections`) is compared with a reference row: the ceiling is a
+/// small answer, so it says something of small answers only, and of runs with as many
+/// connections (the kernel's share per request depends on it).
+pub fn is_comparable(
+    target: &str,
+    connections: u32,
+    reference_target: &str,
+    reference_connections: u32,
+) -> bool {
+    (target == reference_target || target.starts_with("/geo"))
+        && connections == reference_connections
+}
+
+/// Whether a configuration is a reference row.
+pub fn is_reference(config: &str) -> bool {
+    config.contains("(reference)")
+}
+
+/// The median of `case`'s per-run ratios to the reference run paired with each, or, without
+/// pairs, the ratio of the medians: (req/s, CPU per request).
+fn ratios(case: &CaseRuns, sample: &Sample, reference: &Sample) -> (f64, f64) {
+    if case.paired_references.len() == case.runs.len() && !case.runs.is_empty() {
+        let per_run = |key: fn(&Sample) -> f64| {
+            let mut values: Vec<f64> = case
+                .runs
+                .iter()
+                .zip(&case.paired_references)
+                .map(|(run, reference)| key(run) / key(reference))
+                .collect();
+            values.sort_by(f64::total_cmp);
+            values[values.len() / 2]
+        };
+        return (
+            per_run(|sample| sample.requests_per_second),
+            per_run(|sample| sample.cpu_us_per_request),
+        );
+    }
+    (
+        sample.requests_per_second / reference.requests_per_second,
+        sample.cpu_us_per_request / reference.cpu_us_per_request,
+    )
 }
 
 impl CaseRuns {
@@ -92,7 +140,8 @@ pub fn table(document: &Document) -> String {
         .map(|case| median(&case.runs))
         .collect();
     let mut out = format!(
-        "wrk -t1 on core 1, server on core 0, loopback; median of {} interleaved run(s) of {} s.\n\n\
+        "wrk -t1 on core 1, server on core 0, loopback; median of {} interleaved run(s) of {} s. \
+         Ratios to bare axum: the median of each run's ratio to a reference run made just before it.\n\n\
          | target | configuration | connections | req/s | MB/s | p99 | server CPU / request | vs static (CPU) | vs bare axum (req/s, CPU) | peak RSS | socket errors |\n\
          | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         document.rounds, document.seconds
@@ -101,26 +150,24 @@ pub fn table(document: &Document) -> String {
         .cases
         .iter()
         .zip(&medians)
-        .filter(|(case, _)| case.config.contains("(reference)"))
+        .filter(|(case, _)| is_reference(&case.config))
         .collect();
     for (case, sample) in document.cases.iter().zip(&medians) {
-        // The ceiling is a small answer: it says something of small answers only, and of
-        // runs with as many connections (the kernel's share per request depends on it).
-        let is_comparable = |reference: &CaseRuns| {
-            (case.target == reference.target || case.target.starts_with("/geo"))
-                && case.connections == reference.connections
-        };
         let against_reference = references
             .iter()
-            .find(|(reference, _)| is_comparable(reference))
+            .find(|(reference, _)| {
+                is_comparable(
+                    &case.target,
+                    case.connections,
+                    &reference.target,
+                    reference.connections,
+                )
+            })
             .map_or_else(
                 || "-".to_owned(),
                 |(_, bare)| {
-                    format!(
-                        "{:.2}x, {:.2}x",
-                        sample.requests_per_second / bare.requests_per_second,
-                        sample.cpu_us_per_request / bare.cpu_us_per_request
-                    )
+                    let (requests, cpu) = ratios(case, sample, bare);
+                    format!("{requests:.2}x, {cpu:.2}x")
                 },
             );
         let baseline = document
@@ -231,18 +278,21 @@ mod tests {
                     config: "static".into(),
                     connections: 16,
                     runs: vec![sample(100.0, 10.0), sample(90.0, 12.0), sample(110.0, 8.0)],
+                    paired_references: Vec::new(),
                 },
                 CaseRuns {
                     target: "vue.min.js".into(),
                     config: "copy".into(),
                     connections: 16,
                     runs: vec![sample(50.0, 30.0), sample(40.0, 20.0), sample(45.0, 25.0)],
+                    paired_references: Vec::new(),
                 },
                 CaseRuns {
                     target: "/geo/<random ip>".into(),
                     config: "DB embed".into(),
                     connections: 50,
                     runs: vec![sample(1.0, 5.0), sample(1.0, 5.0), sample(1.0, 5.0)],
+                    paired_references: Vec::new(),
                 },
             ],
         }
@@ -284,12 +334,14 @@ mod tests {
             config: format!("bare axum, {connections} connections (reference)"),
             connections,
             runs: vec![sample(requests_per_second, cpu)],
+            paired_references: Vec::new(),
         };
         let row = |target: &str, config: &str, connections, requests_per_second, cpu| CaseRuns {
             target: target.into(),
             config: config.into(),
             connections,
             runs: vec![sample(requests_per_second, cpu)],
+            paired_references: Vec::new(),
         };
         let document = Document {
             seconds: 2,
@@ -314,12 +366,26 @@ mod tests {
         assert!(line("static").contains("| 0.90x, 1.10x |"), "{table}");
         assert!(line("static, 50").contains("| 1.00x, 1.10x |"), "{table}");
         assert!(line("DB embed").contains("| 0.75x, 1.50x |"), "{table}");
+
         // A large file is not compared with a small answer.
         let large = table
             .lines()
             .find(|line| line.starts_with("| vue.min.js | static |"))
             .expect("the vue.min.js row");
         assert!(large.contains("| 1.0x | - |"), "{table}");
+        // With a reference run paired with each run, each ratio is taken within its pair: a
+        // slow hour slows both.
+        let mut paired = row("/geo/<random ip>", "DB copy", 50, 0.0, 0.0);
+        paired.runs = vec![sample(60.0, 12.0), sample(30.0, 24.0), sample(45.0, 16.0)];
+        paired.paired_references =
+            vec![sample(100.0, 10.0), sample(50.0, 20.0), sample(50.0, 20.0)];
+        let document = Document {
+            cases: vec![reference(50, 80.0, 8.0), paired],
+            ..document
+        };
+        let table = super::table(&document);
+        assert!(table.contains("| DB copy | 50 |"), "{table}");
+        assert!(table.contains("| 0.60x, 1.20x |"), "{table}");
     }
 
     #[test]
