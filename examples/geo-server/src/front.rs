@@ -84,7 +84,8 @@ pub fn app(state: AppState) -> App {
 
 impl App {
     /// Serves `service` under `prefix` (`/static`), before the SPA, as `Router::nest_service`
-    /// would but without its per-request URI rebuild ([`ServeCatalog::mounted_at`]).
+    /// would but without its per-request URI rebuild ([`ServeCatalog::mounted_at`]). An empty
+    /// prefix (or `/`) replaces the SPA at the root. A prefix mounted again replaces the first.
     ///
     /// ```
     /// # let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
@@ -93,10 +94,19 @@ impl App {
     /// # let _ = app;
     /// ```
     pub fn mount(mut self, prefix: &str, service: ServeCatalog) -> Self {
-        let prefix = prefix.trim_end_matches('/').to_owned();
+        let trimmed = prefix.trim_end_matches('/');
+        let prefix = match trimmed {
+            "" => String::new(),
+            _ if trimmed.starts_with('/') => trimmed.to_owned(),
+            _ => format!("/{trimmed}"),
+        };
         let service = service.mounted_at(&prefix);
         let mut catalogs: Vec<_> = self.catalogs.iter().cloned().collect();
-        catalogs.insert(catalogs.len() - 1, (prefix, service));
+        match catalogs.iter().position(|(known, _)| *known == prefix) {
+            Some(index) => catalogs[index] = (prefix, service),
+            // Before the SPA, which stays last: it takes whatever no mount does.
+            None => catalogs.insert(catalogs.len() - 1, (prefix, service)),
+        }
         self.catalogs = catalogs.into();
         self
     }

@@ -246,8 +246,36 @@ async fn a_mounted_catalog_is_served_below_its_prefix_and_routes_can_be_added() 
     let (status, _, body) = answer(front.clone(), request(&get("/hello"))).await;
     assert_eq!((status, &body[..]), (StatusCode::OK, &b"hello"[..]));
     // The API is untouched.
-    let (status, _, _) = answer(front, request(&get("/geo/8.8.8.8"))).await;
+    let (status, _, _) = answer(front.clone(), request(&get("/geo/8.8.8.8"))).await;
     assert_eq!(status, StatusCode::OK);
+
+    // Mounted again, a prefix is replaced; at the root, a catalog replaces the SPA.
+    static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    let front = front
+        .mount("copy", bindery::serve::ServeCatalog::new(&FIXTURES))
+        .mount("/", bindery::serve::ServeCatalog::new(&FIXTURES));
+    let (status, _, body) = answer(front.clone(), request(&get("/copy/hello.txt"))).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"Hello, bindery!\n"[..])
+    );
+    let (status, _, _) = answer(front.clone(), request(&get("/copy/favicon.svg"))).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "the SPA's copy is replaced at /copy"
+    );
+    let (status, _, body) = answer(front.clone(), request(&get("/hello.txt"))).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"Hello, bindery!\n"[..])
+    );
+    let (status, _, _) = answer(front, request(&get("/favicon.svg"))).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "the SPA is gone from the root"
+    );
 }
 
 #[tokio::test]
