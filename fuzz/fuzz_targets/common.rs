@@ -21,6 +21,11 @@ pub fn service() -> ServeCatalog {
     ServeCatalog::new(&FIXTURES).spa_fallback("index.html")
 }
 
+/// [`service`] under `/mnt`.
+pub fn mounted_service() -> ServeCatalog {
+    service().mounted_at("/mnt")
+}
+
 pub fn precompressed_service() -> ServeCatalog {
     ServeCatalog::new(&PRECOMPRESSED)
 }
