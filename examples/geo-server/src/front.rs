@@ -111,8 +111,9 @@ impl App {
         self
     }
 
-    /// Adds a route at an exact path to the router (`Router::route`); requests for it go
-    /// through the router.
+    /// Adds a route at an exact path to the router (`Router::route`); requests for that path
+    /// go through the router. The front door compares paths as they are, so the path takes no
+    /// `{parameters}`: for those, build a [`router`](crate::router) of your own.
     pub fn route(mut self, path: &str, method_router: MethodRouter) -> Self {
         self.router = self.router.route(path, method_router);
         let mut routes = self.routes.to_vec();
@@ -121,8 +122,9 @@ impl App {
         self
     }
 
-    /// Answers a request that takes longer than `limit` with 408. Only a response that is not
-    /// ready at once (a large decompression, a slow body) starts a timer.
+    /// Answers a request whose response is not ready within `limit` with 408 (JSON). Only a
+    /// response that is not ready at once (a large decompression on the blocking pool, a slow
+    /// handler) starts a timer.
     pub fn request_timeout(mut self, limit: Duration) -> Self {
         self.request_timeout = Some(limit);
         self
