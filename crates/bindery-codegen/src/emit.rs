@@ -4,6 +4,7 @@
 //! literals: rustc parses a literal byte by byte and needs gigabytes of memory for megabytes of
 //! data, while `include_bytes!` hands it the file as one blob.
 
+use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use proc_macro2::{Literal, TokenStream};
@@ -107,6 +108,27 @@ impl Locator {
     }
 }
 
+/// Appends `text` as a Rust string literal. Plain ASCII is copied as it is (the common case, and
+/// fast even in the unoptimised builds proc macros get); anything else is escaped as `{:?}`
+/// would.
+fn push_string_literal(out: &mut String, text: &str) {
+    out.push('"');
+    for (index, byte) in text.bytes().enumerate() {
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(char::from(byte)),
+            _ => {
+                // The rest, from the first byte that is not plain ASCII, the standard way.
+                let debug = format!("{:?}", &text[index..]);
+                out.push_str(&debug[1..]);
+                return;
+            }
+        }
+    }
+    out.push('"');
+}
+
 /// `concat!(env!("CARGO_MANIFEST_DIR"), "/<relative>")` for any absolute path: files outside the
 /// crate (a shared assets folder, the blob cache under `target/`) are reached through `..`, so
 /// no path of the building machine appears in the expansion.
@@ -142,12 +164,6 @@ fn slash_path(path: &Path) -> String {
 fn is_assembler_safe(path: &str) -> bool {
     path.bytes()
         .all(|byte| (0x20..0x7f).contains(&byte) && !matches!(byte, b'"' | b'\\' | b'{' | b'}'))
-}
-
-/// Whether an entry takes the compact `raw(path, bytes, etag, mime)` form: stored as it is, with
-/// no variants and no modification time (most files of most catalogs).
-fn is_compact(entry: &Entry) -> bool {
-    entry.stored == Stored::Raw && entry.variants.is_empty() && entry.modified.is_none()
 }
 
 /// One stored blob of an entry: its own bytes (raw or gzip) or a precompressed variant.
@@ -259,18 +275,18 @@ fn variants(manifest: &Manifest, entry: &Entry, locator: &Locator, salt: &str) -
     }}
 }
 
-/// The expression `::bindery::__private::catalog(…)` of type `bindery::Catalog`, usable as the
-/// initialiser of a `static` or a `const`. `salt` tells apart catalogs in one crate (it only
-/// feeds the names of assembler symbols of large files).
+/// The catalog expression (see [`catalog`]) as Rust source text. The macro hands this to the
+/// compiler in one piece: its lexer reads megabytes in milliseconds, where building a
+/// 5,000-file table token by token through the proc-macro bridge took 60 ms.
 ///
 /// ```
-/// use bindery_codegen::{Options, emit::{Locator, catalog}};
+/// use bindery_codegen::{Options, emit::{Locator, catalog_text}};
 /// let root = std::path::absolute("../../assets/fixtures").unwrap();
-/// let manifest = Options::new(&root).build().unwrap();
-/// let tokens = catalog(&manifest, &Locator::ManifestDir(std::path::absolute("../..").unwrap()), "doc");
-/// assert!(tokens.to_string().contains("include_bytes"));
+/// let manifest = Options::new(&root).pack(true).build().unwrap();
+/// let text = catalog_text(&manifest, &Locator::ManifestDir(std::path::absolute("../..").unwrap()), "doc");
+/// assert!(text.contains("__PACK"));
 /// ```
-pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStream {
+pub fn catalog_text(manifest: &Manifest, locator: &Locator, salt: &str) -> String {
     let mode = match manifest.mode {
         Mode::Static => quote!(Static),
         Mode::Gzip => quote!(Gzip),
@@ -278,23 +294,89 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
     };
     let prefix = &manifest.prefix;
     let dev_source = locator.dev_source(manifest);
-    // Each distinct media type of the compact entries once, as a local const they name.
-    let mut mimes: Vec<(&str, &str)> = Vec::new();
-    for entry in manifest.entries.iter().filter(|entry| is_compact(entry)) {
+    // The pack, for the macro: one `include_bytes!`, and a description per media type that its
+    // files share. Each packed file is still named in a function that is never called, so that
+    // cargo rebuilds the crate when any of them changes.
+    let pack = match locator {
+        Locator::ManifestDir(manifest_dir) => manifest.pack.as_ref().and_then(|pack| {
+            let relative = pathdiff::diff_paths(&pack.blob, manifest_dir)?;
+            Some((pack, format!("/{}", slash_path(&relative))))
+        }),
+        Locator::Module { .. } => None,
+    };
+    let offset = |index: usize| {
+        pack.as_ref()
+            .and_then(|(pack, _)| pack.offsets.get(index).copied().flatten())
+    };
+    let mut shared: Vec<(&str, &str)> = Vec::new();
+    for (index, entry) in manifest.entries.iter().enumerate() {
         let pair = (entry.mime.as_str(), entry.content_type.as_str());
-        if !mimes.contains(&pair) {
-            mimes.push(pair);
+        if offset(index).is_some() && !shared.contains(&pair) {
+            shared.push(pair);
         }
     }
-    let mime_ident = |index: usize| {
-        proc_macro2::Ident::new(&format!("__MIME_{index}"), proc_macro2::Span::call_site())
+    let info_ident = |index: usize| {
+        proc_macro2::Ident::new(&format!("__INFO_{index}"), proc_macro2::Span::call_site())
     };
-    let mime_consts = mimes.iter().enumerate().map(|(index, (mime, content_type))| {
-        let name = mime_ident(index);
-        quote!(const #name: ::bindery::__private::Mime = ::bindery::__private::Mime(#mime, #content_type);)
+    let pack_items = pack.as_ref().map(|(pack, suffix)| {
+        let infos = shared
+            .iter()
+            .enumerate()
+            .map(|(index, (mime, content_type))| {
+                let name = info_ident(index);
+                quote! {
+                    static #name: ::bindery::__private::Info =
+                        ::bindery::__private::Info::plain(__PACK, #mime, #content_type);
+                }
+            });
+        // Absolute paths: one builtin macro per file instead of three and a `macro_rules!`.
+        // The function is never called, so neither the paths nor the bytes reach the binary.
+        let tracked = || {
+            let mut text = String::new();
+            for (index, entry) in manifest.entries.iter().enumerate() {
+                if offset(index).is_some() {
+                    text.push_str("let _ = ::core::include_bytes!(");
+                    push_string_literal(&mut text, &slash_path(&entry.source));
+                    text.push_str(");");
+                }
+            }
+            text
+        };
+        let head = quote! {
+            const __PACK: &[u8] = __bindery_bytes!(#suffix);
+            #(#infos)*
+        };
+        if pack.name_each_file {
+            format!(
+                "{head} #[allow(dead_code)] fn __bindery_track() {{ {} }}",
+                tracked()
+            )
+        } else {
+            head.to_string()
+        }
     });
-    let files = manifest.entries.iter().map(|entry| {
-        let path = &entry.path;
+    let files = manifest.entries.iter().enumerate().map(|(index, entry)| {
+        let name = format!("{}{}", entry.path, entry.etag);
+        if let Some(start) = offset(index) {
+            let pair = (entry.mime.as_str(), entry.content_type.as_str());
+            let info = info_ident(
+                shared
+                    .iter()
+                    .position(|known| *known == pair)
+                    .unwrap_or_default(),
+            );
+            // Written as text and lexed once with the rest: in a proc macro every token made
+            // one by one is a call into the compiler (measured: 60 ms for 5,000 files).
+            let mut text = String::with_capacity(name.len() + 96);
+            text.push_str("::bindery::EmbeddedFile { __name: ");
+            push_string_literal(&mut text, &name);
+            let _ = write!(
+                text,
+                ", __start: {start}, __len: {}, __info: &{info} }}",
+                entry.len
+            );
+            return text;
+        }
         let own = Blob {
             path: entry.stored_path(),
             is_cached: matches!(entry.stored, Stored::Gzip { .. }),
@@ -305,23 +387,20 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
             },
         };
         let bytes = bytes(manifest, entry, &own, locator, salt);
-        if is_compact(entry) {
-            let etag = &entry.etag;
-            let pair = (entry.mime.as_str(), entry.content_type.as_str());
-            let mime = mime_ident(
-                mimes
-                    .iter()
-                    .position(|known| *known == pair)
-                    .unwrap_or_default(),
-            );
-            return quote!(__raw(#path, #bytes, #etag, #mime));
-        }
         let variants = variants(manifest, entry, locator, salt);
-        let len = Literal::u64_unsuffixed(entry.len);
-        let etag = &entry.etag;
-        let gzip_etag = match &entry.stored {
-            Stored::Raw => quote!(::core::option::Option::None),
-            Stored::Gzip { etag, .. } => quote!(::core::option::Option::Some(#etag)),
+        let stored_len = Literal::u64_unsuffixed(entry.stored_len());
+        let (len, gzip_etag) = match &entry.stored {
+            Stored::Raw => (
+                quote!(::core::option::Option::None),
+                quote!(::core::option::Option::None),
+            ),
+            Stored::Gzip { etag, .. } => {
+                let len = Literal::u64_unsuffixed(entry.len);
+                (
+                    quote!(::core::option::Option::Some(#len)),
+                    quote!(::core::option::Option::Some(#etag)),
+                )
+            }
         };
         let mime = &entry.mime;
         let content_type = &entry.content_type;
@@ -333,23 +412,27 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
             }
         };
         quote! {
-            ::bindery::__private::file(::bindery::__private::FileSpec {
-                path: #path,
-                bytes: #bytes,
-                len: #len,
-                etag: #etag,
-                gzip_etag: #gzip_etag,
-                variants: #variants,
-                mime: #mime,
-                content_type: #content_type,
-                modified: #modified,
-            })
+            ::bindery::EmbeddedFile {
+                __name: #name,
+                __start: 0,
+                __len: #stored_len,
+                __info: &::bindery::__private::Info {
+                    data: #bytes,
+                    mime: #mime,
+                    content_type: #content_type,
+                    len: #len,
+                    gzip_etag: #gzip_etag,
+                    variants: #variants,
+                    modified: #modified,
+                },
+            }
         }
+        .to_string()
     });
     // The table is a `const` item of its own: its outermost borrow is 'static by the rules for
     // constant initialisers, whatever its elements hold (a block reading an extern static is not
     // promotable, so `&[...]` passed straight to a call would be a temporary).
-    let files: Vec<TokenStream> = files.collect();
+    let files: String = files.collect::<Vec<String>>().join(", ");
     // The macro sorted the paths itself; a generated module may have been edited by hand, so its
     // order is checked while compiling.
     let (bytes_macro, build) = match locator {
@@ -366,15 +449,53 @@ pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStrea
         ),
         Locator::Module { .. } => (quote!(), quote!(::bindery::__private::catalog)),
     };
-    quote! {
-        {
-            #[allow(unused_imports)]
-            use ::bindery::__private::raw as __raw;
-            #bytes_macro
-            #(#mime_consts)*
-            const FILES: &[::bindery::EmbeddedFile] = &[#(#files),*];
-            const DEV: ::core::option::Option<&::bindery::__private::DevSource> = #dev_source;
-            #build(::bindery::Mode::#mode, #prefix, DEV, FILES)
+    let pack_items = pack_items.unwrap_or_default();
+    let tail = quote! {
+        const DEV: ::core::option::Option<&::bindery::__private::DevSource> = #dev_source;
+        #build(::bindery::Mode::#mode, #prefix, DEV, FILES)
+    };
+    format!(
+        "{{ {bytes_macro} {pack_items} const FILES: &[::bindery::EmbeddedFile] = &[{files}]; {tail} }}"
+    )
+}
+
+/// [`catalog_text`] as tokens: the expression `::bindery::__private::catalog(…)` of type
+/// `bindery::Catalog`, usable as the initialiser of a `static` or a `const`. `salt` tells apart
+/// catalogs in one crate (it only feeds the names of assembler symbols of large files).
+///
+/// ```
+/// use bindery_codegen::{Options, emit::{Locator, catalog}};
+/// let root = std::path::absolute("../../assets/fixtures").unwrap();
+/// let manifest = Options::new(&root).build().unwrap();
+/// let tokens = catalog(&manifest, &Locator::ManifestDir(std::path::absolute("../..").unwrap()), "doc");
+/// assert!(tokens.to_string().contains("include_bytes"));
+/// ```
+pub fn catalog(manifest: &Manifest, locator: &Locator, salt: &str) -> TokenStream {
+    catalog_text(manifest, locator, salt)
+        .parse()
+        .unwrap_or_else(|_| {
+            quote!(::core::compile_error!(
+                "bindery: internal error: the generated catalog does not parse"
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn string_literals_are_written_as_debug_writes_them() {
+        for text in [
+            "plain/path.txt\"0123456789abcdef0123456789abcdef\"",
+            "",
+            "quote\"and\\backslash",
+            "tab\tnewline\ncontrol\u{1}del\u{7f}",
+            "unicodé-日本.txt",
+            "a\u{301}combining",
+            "emoji 😀 then \"quotes\"",
+        ] {
+            let mut out = String::new();
+            super::push_string_literal(&mut out, text);
+            assert_eq!(out, format!("{text:?}"), "{text}");
         }
     }
 }

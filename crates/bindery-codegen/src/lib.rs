@@ -22,6 +22,7 @@ mod error;
 mod hashes;
 mod manifest;
 mod options;
+pub mod pack;
 pub mod render;
 pub mod scan;
 mod track;

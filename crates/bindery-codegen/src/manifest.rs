@@ -34,6 +34,8 @@ pub struct Manifest {
     pub large_threshold: Option<u64>,
     /// The rules the folder was scanned with, which dev mode applies again at run time.
     pub rules: Rules,
+    /// The small raw files' bytes in one blob, when [`Options::pack`](crate::Options::pack) asked.
+    pub pack: Option<crate::pack::Pack>,
 }
 
 /// The rules that chose a manifest's files and what they record, kept so that bindery's dev mode
@@ -115,6 +117,12 @@ impl Entry {
         }
     }
 
+    /// Whether the file is stored as it is, with no variants and no modification time: the
+    /// common file, which shares its description with the others of its media type.
+    pub fn is_plain(&self) -> bool {
+        self.stored == Stored::Raw && self.variants.is_empty() && self.modified.is_none()
+    }
+
     /// The file holding the bytes the binary stores: the source, or the gzip blob.
     pub fn stored_path(&self) -> &Path {
         match &self.stored {
@@ -148,6 +156,7 @@ pub(crate) fn build(
             include_hidden: options.include_hidden,
             modified: options.modified,
         },
+        pack: None,
     };
     match std::fs::metadata(&options.root) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -181,6 +190,8 @@ pub(crate) fn build(
         options.include_hidden
     );
     let mut hashes = Hashes::load(&cache_dir, &scan_key);
+    let mut media_types: std::collections::HashMap<String, (&'static str, String)> =
+        std::collections::HashMap::new();
     for found in found_files {
         let metadata = std::fs::metadata(&found.source).ok();
         let (len, hash) = hashes.get_or_compute(&found.relative, metadata.as_ref(), || {
@@ -230,9 +241,21 @@ pub(crate) fn build(
             None
         };
         let path = format!("{}{}", manifest.prefix, found.relative);
-        let mime = describe::mime(&found.relative);
+        // The media type depends on the extension only: described once per extension (a guess
+        // is a table search, slow in the unoptimised builds proc macros get).
+        let extension = Path::new(&found.relative)
+            .extension()
+            .map(|extension| extension.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (mime, content_type) = media_types
+            .entry(extension)
+            .or_insert_with(|| {
+                let mime = describe::mime(&found.relative);
+                (mime, describe::content_type(mime))
+            })
+            .clone();
         manifest.entries.push(Entry {
-            content_type: describe::content_type(mime),
+            content_type,
             mime: mime.to_owned(),
             etag: describe::etag(&hash),
             path,
@@ -253,6 +276,14 @@ pub(crate) fn build(
         }
     }
     hashes.save();
+    if options.pack {
+        let large = manifest.large_threshold;
+        manifest.pack = crate::pack::pack(
+            &manifest.entries,
+            |entry| entry.is_plain() && large.is_none_or(|threshold| entry.len < threshold),
+            &cache_dir,
+        )?;
+    }
     Ok(manifest)
 }
 

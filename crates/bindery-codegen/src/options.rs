@@ -131,6 +131,7 @@ pub struct Options {
     pub(crate) allow_missing: bool,
     pub(crate) large_threshold: Option<u64>,
     pub(crate) precompress: Vec<Encoding>,
+    pub(crate) pack: bool,
 }
 
 impl Options {
@@ -154,7 +155,24 @@ impl Options {
             allow_missing: false,
             large_threshold: Some(DEFAULT_LARGE_THRESHOLD),
             precompress: Vec::new(),
+            pack: false,
         }
+    }
+
+    /// Puts the bytes of the small files stored as they are (no variants, no time, under the
+    /// large threshold) into one blob in the cache, when there are two or more, so that the
+    /// generated code includes one file instead of one per file ([`Manifest::pack`]). The macro
+    /// does; generated modules, which are committed, include each file.
+    ///
+    /// ```
+    /// let root = std::path::absolute("../../assets/fixtures").unwrap();
+    /// let manifest = bindery_codegen::Options::new(root).pack(true).build().unwrap();
+    /// let pack = manifest.pack.unwrap();
+    /// assert!(pack.offsets.iter().flatten().count() >= 2);
+    /// ```
+    pub fn pack(mut self, pack: bool) -> Self {
+        self.pack = pack;
+        self
     }
 
     /// The folder to embed.

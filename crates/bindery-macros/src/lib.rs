@@ -9,7 +9,14 @@ mod validate;
 /// Embeds a folder as a `bindery::Catalog`. See `bindery::embed!` for the options and examples.
 #[proc_macro]
 pub fn embed(tokens: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    expand::expand(tokens.into()).into()
+    match expand::expand_text(tokens.into()) {
+        // The compiler lexes the whole expansion at once.
+        Ok(text) => text.parse().unwrap_or_else(|error: proc_macro::LexError| {
+            let message = format!("bindery: internal error: the expansion does not parse: {error}");
+            quote::quote!(::core::compile_error!(#message)).into()
+        }),
+        Err(tokens) => tokens.into(),
+    }
 }
 
 // A proc-macro crate exports only macros, so the README's examples hang on a private item.

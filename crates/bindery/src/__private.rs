@@ -1,5 +1,6 @@
 //! What generated code calls. Not a public API: it changes without notice.
 
+use crate::file::ETAG_LEN;
 use crate::{Catalog, EmbeddedFile, Encoding, Mode};
 
 /// One precompressed wire variant of a file, made at build time and sent as-is.
@@ -10,63 +11,67 @@ pub struct Variant {
     pub etag: &'static str,
 }
 
-/// Everything codegen knows about one file, as named fields so generated modules stay readable.
+/// What an [`EmbeddedFile`] points to: the blob its stored bytes are in and its description.
+/// Files stored as they are, without variants or times, share one per blob and media type (in
+/// a packed catalog: one per media type); the others have their own.
 #[derive(Debug, Clone, Copy)]
-pub struct FileSpec {
-    pub path: &'static str,
-    pub bytes: &'static [u8],
-    pub len: usize,
-    pub etag: &'static str,
-    pub gzip_etag: Option<&'static str>,
-    pub variants: &'static [Variant],
+pub struct Info {
+    /// The blob holding the stored bytes: the file's own, or the catalog's pack.
+    pub data: &'static [u8],
     pub mime: &'static str,
     pub content_type: &'static str,
+    /// The uncompressed length when the stored bytes are gzip; `None`: the stored length.
+    pub len: Option<usize>,
+    /// Set when the stored bytes are the gzip representation.
+    pub gzip_etag: Option<&'static str>,
+    pub variants: &'static [Variant],
     pub modified: Option<u64>,
 }
 
-/// Builds one file. Raw files must be exactly `len` bytes long: checked while compiling.
-pub const fn file(spec: FileSpec) -> EmbeddedFile {
-    assert!(
-        spec.gzip_etag.is_some() || spec.bytes.len() == spec.len,
-        "bindery: a raw file's bytes do not match its recorded length; regenerate the catalog"
-    );
-    EmbeddedFile {
-        path: spec.path,
-        stored: spec.bytes,
-        len: spec.len,
-        etag: spec.etag,
-        gzip_etag: spec.gzip_etag,
-        variants: spec.variants,
-        mime: spec.mime,
-        content_type: spec.content_type,
-        modified: spec.modified,
+impl Info {
+    /// A file stored as it is, with no variants and no time.
+    pub const fn plain(
+        data: &'static [u8],
+        mime: &'static str,
+        content_type: &'static str,
+    ) -> Info {
+        Info {
+            data,
+            mime,
+            content_type,
+            len: None,
+            gzip_etag: None,
+            variants: &[],
+            modified: None,
+        }
     }
 }
 
-/// A media type and its `Content-Type` value, named once per catalog and shared by its files.
-#[derive(Debug, Clone, Copy)]
-pub struct Mime(pub &'static str, pub &'static str);
-
-/// Builds the common file: stored as it is, no variants, no modification time. The compact
-/// form keeps large catalogs cheap to type-check (measured: 5,000 files through `file` took
-/// rustc twice as long). Its length is the bytes' own, so it cannot disagree with them.
-pub const fn raw(
-    path: &'static str,
-    bytes: &'static [u8],
-    etag: &'static str,
-    mime: Mime,
-) -> EmbeddedFile {
-    EmbeddedFile {
-        path,
-        stored: bytes,
-        len: bytes.len(),
-        etag,
-        gzip_etag: None,
-        variants: &[],
-        mime: mime.0,
-        content_type: mime.1,
-        modified: None,
+/// The part of an entry's name that is its path (the ETag follows it), as bytes, in `const`.
+const fn path_bytes(file: &EmbeddedFile) -> &[u8] {
+    let name = file.__name.as_bytes();
+    if name.len() < ETAG_LEN {
+        return name;
     }
+    name.split_at(name.len() - ETAG_LEN).0
+}
+
+/// Checks an entry written by generated code: its name ends with an ETag, and its stored bytes
+/// lie inside its blob with, for a raw file, no recorded length of their own. Checked while
+/// compiling a generated module, which a person may have edited.
+const fn check_entry(file: &EmbeddedFile) {
+    let name = file.__name.as_bytes();
+    assert!(
+        name.len() >= ETAG_LEN
+            && name[name.len() - ETAG_LEN] == b'"'
+            && name[name.len() - 1] == b'"',
+        "bindery: a catalog entry's name does not end with its ETag; regenerate the catalog"
+    );
+    assert!(
+        file.__start <= file.__info.data.len()
+            && file.__len <= file.__info.data.len() - file.__start,
+        "bindery: a catalog entry's bytes lie outside its blob; regenerate the catalog"
+    );
 }
 
 /// Builds a catalog whose paths the `embed!` macro has just sorted: no check while compiling
@@ -94,15 +99,15 @@ pub const fn catalog(
     dev: Option<&'static DevSource>,
     files: &'static [EmbeddedFile],
 ) -> Catalog {
-    let mut index = 1;
+    let mut index = 0;
     while index < files.len() {
-        assert!(
-            is_less(
-                files[index - 1].path.as_bytes(),
-                files[index].path.as_bytes()
-            ),
-            "bindery: catalog paths are not sorted and unique; regenerate the catalog"
-        );
+        check_entry(&files[index]);
+        if index > 0 {
+            assert!(
+                is_less(path_bytes(&files[index - 1]), path_bytes(&files[index])),
+                "bindery: catalog paths are not sorted and unique; regenerate the catalog"
+            );
+        }
         index += 1;
     }
     Catalog {

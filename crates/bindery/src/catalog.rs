@@ -100,7 +100,7 @@ impl Catalog {
     pub fn position(&self, path: &str) -> Option<usize> {
         let key = lookup::normalise(path)?;
         self.files()
-            .binary_search_by(|file| file.path.cmp(key))
+            .binary_search_by(|file| file.path().cmp(key))
             .ok()
     }
 
@@ -218,7 +218,7 @@ impl Catalog {
         for file in self.files() {
             // Keys come from codegen and never hold `..`; checking again keeps `restore` unable to
             // write outside `target` even if a hand-written catalog breaks that rule.
-            let Some(key) = lookup::normalise(file.path) else {
+            let Some(key) = lookup::normalise(file.path()) else {
                 continue;
             };
             let destination = target.join(key);

@@ -123,7 +123,7 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
         }
         let is_unchanged = listing.len() == folder.listing.len()
             && listing.iter().zip(folder.listing).all(|(new, old)| {
-                new.path == old.path && new.etag == old.etag && new.modified == old.modified
+                new.__name == old.__name && new.__info.modified == old.__info.modified
             });
         if !is_unchanged {
             folder.listing = Vec::leak(listing);
@@ -166,7 +166,7 @@ fn current(
         .flatten()
         .map(|since| since.as_secs());
     if let Some(known) = seen.get_mut(relative) {
-        if known.hash == hash && known.file.modified == modified {
+        if known.hash == hash && known.file.__info.modified == modified {
             known.stamp = stamp;
             return Some(known.file);
         }
@@ -185,15 +185,18 @@ fn version(
     modified: Option<u64>,
 ) -> &'static EmbeddedFile {
     let mime = describe::mime(relative);
-    Box::leak(Box::new(EmbeddedFile {
-        path: String::leak(format!("{prefix}{relative}")),
-        len: bytes.len(),
-        stored: Vec::leak(bytes),
-        etag: String::leak(describe::etag(hash)),
-        gzip_etag: None,
-        variants: &[],
-        mime,
-        content_type: String::leak(describe::content_type(mime)),
+    let info = Box::leak(Box::new(crate::__private::Info {
         modified,
+        ..crate::__private::Info::plain(
+            Vec::leak(bytes),
+            mime,
+            String::leak(describe::content_type(mime)),
+        )
+    }));
+    Box::leak(Box::new(EmbeddedFile {
+        __name: String::leak(format!("{prefix}{relative}{}", describe::etag(hash))),
+        __start: 0,
+        __len: info.data.len(),
+        __info: info,
     }))
 }

@@ -55,12 +55,12 @@ impl Dir {
         // Every key starting with "folder/" sits in one contiguous run of the sorted table; find
         // its start by comparing against "folder/" byte by byte, without building that string.
         let with_slash = || folder.bytes().chain(std::iter::once(b'/'));
-        let start = files.partition_point(|file| file.path.bytes().lt(with_slash()));
+        let start = files.partition_point(|file| file.path().bytes().lt(with_slash()));
         let inside_len = files[start..]
             .iter()
             .take_while(|file| {
-                file.path.as_bytes().starts_with(folder.as_bytes())
-                    && file.path.as_bytes().get(folder.len()) == Some(&b'/')
+                file.path().as_bytes().starts_with(folder.as_bytes())
+                    && file.path().as_bytes().get(folder.len()) == Some(&b'/')
             })
             .count();
         Dir {
@@ -77,11 +77,11 @@ impl Iterator for Dir {
     fn next(&mut self) -> Option<DirEntry> {
         while let Some((file, rest)) = self.files.split_first() {
             self.files = rest;
-            let relative = &file.path[self.prefix_len..];
+            let relative = &file.path()[self.prefix_len..];
             match relative.find('/') {
                 None => return Some(DirEntry::File(file)),
                 Some(slash) => {
-                    let dir = &file.path[..self.prefix_len + slash];
+                    let dir = &file.path()[..self.prefix_len + slash];
                     if self.last_dir != Some(dir) {
                         self.last_dir = Some(dir);
                         return Some(DirEntry::Dir(dir));

@@ -19,18 +19,28 @@ use crate::{Encoding, Error};
 /// let body = page.contents().unwrap();
 /// assert_eq!(body.len(), page.len());
 /// ```
+///
+/// The fields are hidden and not part of the API: generated code writes them as literals,
+/// which keeps a catalog of thousands of files cheap for rustc to compile (a `const fn` call
+/// or a per-file reference costs it measurably; see BENCHMARKS.md, "Build cost").
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedFile {
-    pub(crate) path: &'static str,
-    pub(crate) stored: &'static [u8],
-    pub(crate) len: usize,
-    pub(crate) etag: &'static str,
-    pub(crate) gzip_etag: Option<&'static str>,
-    pub(crate) variants: &'static [crate::__private::Variant],
-    pub(crate) mime: &'static str,
-    pub(crate) content_type: &'static str,
-    pub(crate) modified: Option<u64>,
+    /// The path, immediately followed by the ETag (`"…"`, [`ETAG_LEN`] bytes).
+    #[doc(hidden)]
+    pub __name: &'static str,
+    /// Where the stored bytes begin in the blob of `__info` (`data`).
+    #[doc(hidden)]
+    pub __start: usize,
+    /// How many bytes are stored.
+    #[doc(hidden)]
+    pub __len: usize,
+    /// What the file shares with others (the blob, the media type) or has alone.
+    #[doc(hidden)]
+    pub __info: &'static crate::__private::Info,
 }
+
+/// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
+pub(crate) const ETAG_LEN: usize = 34;
 
 impl EmbeddedFile {
     /// The file's path in the catalog: relative, `/`-separated, with the catalog's prefix.
@@ -39,8 +49,10 @@ impl EmbeddedFile {
     /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
     /// assert_eq!(FIXTURES.file("/hello.txt").unwrap().path(), "hello.txt");
     /// ```
-    pub const fn path(&self) -> &'static str {
-        self.path
+    pub fn path(&self) -> &'static str {
+        let name = self.__name;
+        name.get(..name.len().saturating_sub(ETAG_LEN))
+            .unwrap_or(name)
     }
 
     /// The length of the file's contents, uncompressed.
@@ -50,7 +62,10 @@ impl EmbeddedFile {
     /// assert_eq!(FIXTURES.file("hello.txt").unwrap().len(), 16);
     /// ```
     pub const fn len(&self) -> usize {
-        self.len
+        match self.__info.len {
+            Some(len) => len,
+            None => self.__len,
+        }
     }
 
     /// Whether the file is empty.
@@ -60,7 +75,7 @@ impl EmbeddedFile {
     /// assert!(FIXTURES.file("empty.txt").unwrap().is_empty());
     /// ```
     pub const fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The strong ETag of the uncompressed contents, quoted: `"…"`, derived from a content hash,
@@ -71,8 +86,10 @@ impl EmbeddedFile {
     /// let tag = FIXTURES.file("hello.txt").unwrap().etag();
     /// assert_eq!(tag.len(), 34);
     /// ```
-    pub const fn etag(&self) -> &'static str {
-        self.etag
+    pub fn etag(&self) -> &'static str {
+        let name = self.__name;
+        name.get(name.len().saturating_sub(ETAG_LEN)..)
+            .unwrap_or_default()
     }
 
     /// The strong ETag of the gzip representation, distinct from [`etag`](Self::etag), when the file
@@ -84,7 +101,7 @@ impl EmbeddedFile {
     /// assert_ne!(page.gzip_etag(), Some(page.etag()));
     /// ```
     pub const fn gzip_etag(&self) -> Option<&'static str> {
-        self.gzip_etag
+        self.__info.gzip_etag
     }
 
     /// The media type guessed from the file name at build time, `application/octet-stream` when unknown.
@@ -94,7 +111,7 @@ impl EmbeddedFile {
     /// assert_eq!(FIXTURES.file("data.json").unwrap().mime(), "application/json");
     /// ```
     pub const fn mime(&self) -> &'static str {
-        self.mime
+        self.__info.mime
     }
 
     /// The `Content-Type` header value: the media type, with `; charset=utf-8` for text.
@@ -104,7 +121,7 @@ impl EmbeddedFile {
     /// assert_eq!(FIXTURES.file("style.css").unwrap().content_type(), "text/css; charset=utf-8");
     /// ```
     pub const fn content_type(&self) -> &'static str {
-        self.content_type
+        self.__info.content_type
     }
 
     /// The file's modification time, when the catalog was built with `modified = true`.
@@ -115,7 +132,8 @@ impl EmbeddedFile {
     /// assert_eq!(FIXTURES.file("hello.txt").unwrap().modified(), None);
     /// ```
     pub fn modified(&self) -> Option<SystemTime> {
-        self.modified
+        self.__info
+            .modified
             .map(|seconds| SystemTime::UNIX_EPOCH + Duration::from_secs(seconds))
     }
 
@@ -128,12 +146,8 @@ impl EmbeddedFile {
     /// let page = FIXTURES.file("index.html").unwrap();
     /// assert_eq!(&page.gzip().unwrap()[..2], &[0x1f, 0x8b]); // the gzip magic
     /// ```
-    pub const fn gzip(&self) -> Option<&'static [u8]> {
-        if self.gzip_etag.is_some() {
-            Some(self.stored)
-        } else {
-            None
-        }
+    pub fn gzip(&self) -> Option<&'static [u8]> {
+        self.__info.gzip_etag.map(|_| self.stored())
     }
 
     /// The uncompressed contents as stored in the binary, when the file is stored raw.
@@ -143,12 +157,19 @@ impl EmbeddedFile {
     /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
     /// assert_eq!(FIXTURES.file("hello.txt").unwrap().raw(), Some(&b"Hello, bindery!\n"[..]));
     /// ```
-    pub const fn raw(&self) -> Option<&'static [u8]> {
-        if self.gzip_etag.is_none() {
-            Some(self.stored)
-        } else {
-            None
+    pub fn raw(&self) -> Option<&'static [u8]> {
+        match self.__info.gzip_etag {
+            None => Some(self.stored()),
+            Some(_) => None,
         }
+    }
+
+    /// The bytes as stored: the file's own, or its part of the catalog's pack.
+    pub(crate) fn stored(&self) -> &'static [u8] {
+        self.__info
+            .data
+            .get(self.__start..self.__start.saturating_add(self.__len))
+            .unwrap_or_default()
     }
 
     /// The bytes of this file in `encoding`, exactly as they are sent with `Content-Encoding`:
@@ -181,9 +202,10 @@ impl EmbeddedFile {
         &self,
         encoding: Encoding,
     ) -> Option<(&'static [u8], &'static str)> {
-        match (encoding, self.gzip_etag) {
-            (Encoding::Gzip, Some(etag)) => Some((self.stored, etag)),
+        match (encoding, self.__info.gzip_etag) {
+            (Encoding::Gzip, Some(etag)) => Some((self.stored(), etag)),
             _ => self
+                .__info
                 .variants
                 .iter()
                 .find(|variant| variant.encoding == encoding)
@@ -216,27 +238,27 @@ impl EmbeddedFile {
     /// ```
     pub fn contents(&self) -> Result<Cow<'static, [u8]>, Error> {
         match self.gzip() {
-            None => Ok(Cow::Borrowed(self.stored)),
+            None => Ok(Cow::Borrowed(self.stored())),
             Some(compressed) => self.decompress(compressed).map(Cow::Owned),
         }
     }
 
     fn decompress(&self, compressed: &'static [u8]) -> Result<Vec<u8>, Error> {
         let corrupt = |reason: String| Error::Corrupt {
-            path: self.path,
+            path: self.path(),
             reason,
         };
-        let mut contents = Vec::with_capacity(self.len);
+        let len = self.len();
+        let mut contents = Vec::with_capacity(len);
         // `take` bounds the output: a corrupt length can never make us allocate without limit.
         flate2::read::GzDecoder::new(compressed)
-            .take(self.len as u64 + 1)
+            .take(len as u64 + 1)
             .read_to_end(&mut contents)
             .map_err(|error| corrupt(error.to_string()))?;
-        if contents.len() != self.len {
+        if contents.len() != len {
             return Err(corrupt(format!(
-                "decompressed to {} bytes, expected {}",
+                "decompressed to {} bytes, expected {len}",
                 contents.len(),
-                self.len
             )));
         }
         Ok(contents)

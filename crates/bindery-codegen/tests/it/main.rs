@@ -4,6 +4,7 @@
 mod bad_input;
 mod cache;
 mod emit;
+mod pack;
 mod precompress;
 mod properties;
 mod tree;

@@ -82,6 +82,19 @@ fn the_macro_works_in_a_let_and_a_const_too() {
         &*as_local.get("hello.txt").expect("present"),
         b"Hello, bindery!\n"
     );
+    // Several small files share one pack and descriptions held in `static`s, in a const and a
+    // let too.
+    const PACKED: Catalog = bindery::embed!("../../assets/fixtures", include = "copies/*");
+    let packed_local = bindery::embed!("../../assets/fixtures", include = "copies/*");
+    for catalog in [&PACKED, &packed_local] {
+        assert_eq!(catalog.len(), 2);
+        for file in catalog {
+            let on_disk =
+                std::fs::read(crate::fixtures::root().join(file.path())).expect("on disk");
+            assert_eq!(file.raw(), Some(&on_disk[..]), "{}", file.path());
+            assert_eq!(file.mime(), "text/plain");
+        }
+    }
 }
 
 #[test]

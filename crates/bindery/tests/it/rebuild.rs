@@ -116,3 +116,89 @@ fn adding_editing_and_deleting_files_re_embeds_and_nothing_else_recompresses() {
         listing(&[("a.txt", edited.len()), ("sub/c.txt", c.len())])
     );
 }
+
+const PACKED_MAIN: &str = r#"
+static STATIC: bindery::Catalog = bindery::embed!("assets");
+
+fn main() {
+    for file in &STATIC {
+        let text = String::from_utf8(file.raw().unwrap().to_vec()).unwrap();
+        println!("{}={text} {}", file.path(), file.etag());
+    }
+}
+"#;
+
+/// The packs in the cache, by name.
+fn packs(cache: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(cache.join("packs"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".pack"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn without_a_build_script_packed_files_are_still_tracked_one_by_one() {
+    // No build.rs: cargo knows the files only from what rustc read, and the macro reads the pack.
+    let project = Project::new("bindery_rebuild_packed", "");
+    let cache = tempfile::tempdir().expect("cache");
+    let env = [("BINDERY_CACHE_DIR", cache.path())];
+    project.write("src/main.rs", PACKED_MAIN);
+    project.write("assets/a.txt", "alpha");
+    project.write("assets/b.txt", "bravo");
+    project.write("assets/sub/c.txt", "charlie");
+    project.build(&env);
+    let first = project.run();
+    assert!(first.starts_with("a.txt=alpha \""), "{first}");
+    assert!(first.contains("\nb.txt=bravo \""), "{first}");
+    assert!(first.contains("\nsub/c.txt=charlie \""), "{first}");
+    assert_eq!(packs(cache.path()).len(), 1, "one pack for the three files");
+
+    let again = project.build(&env);
+    assert!(
+        !again.contains("Compiling"),
+        "a no-op build compiled: {again}"
+    );
+
+    // Same length, other bytes: only the file's own tracking can tell.
+    project.write("assets/b.txt", "BRAVO");
+    let edited = project.build(&env);
+    assert!(project.compiled_itself(&edited), "{edited}");
+    let second = project.run();
+    assert!(second.contains("\nb.txt=BRAVO \""), "{second}");
+    assert!(second.starts_with("a.txt=alpha \""), "{second}");
+    assert!(second.contains("\nsub/c.txt=charlie \""), "{second}");
+    let etag = |listing: &str, path: &str| {
+        listing
+            .lines()
+            .find(|line| line.starts_with(path))
+            .and_then(|line| line.split_once(' '))
+            .map(|(_, etag)| etag.to_owned())
+            .expect("listed")
+    };
+    assert_ne!(etag(&first, "b.txt"), etag(&second, "b.txt"), "a new ETag");
+    assert_eq!(etag(&first, "a.txt"), etag(&second, "a.txt"));
+    assert_eq!(
+        packs(cache.path()).len(),
+        2,
+        "a new pack beside the old one"
+    );
+
+    // Back to the first contents: the first pack is used again, not written.
+    project.write("assets/b.txt", "bravo");
+    project.build(&env);
+    assert_eq!(project.run(), first);
+    assert_eq!(packs(cache.path()).len(), 2);
+
+    let again = project.build(&env);
+    assert!(
+        !again.contains("Compiling"),
+        "a no-op build compiled: {again}"
+    );
+}
