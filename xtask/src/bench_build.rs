@@ -1,7 +1,7 @@
-//! `cargo xtask bench-build`: what embedding many small files costs a rebuild. Three crates
-//! outside the workspace embed the same tree (default 5,000 files of 1 KB in 50 folders): with
-//! `bindery::embed!`, with a hand-written table of `include_bytes!` (the floor), and with
-//! rust-embed 8.13. Each is built once, then `main.rs` is touched and the crate rebuilt, rounds
+//! `cargo xtask bench-build`: what embedding many small files costs a rebuild. Crates outside
+//! the workspace embed the same tree (default 5,000 files of 1 KB in 50 folders): with a
+//! hand-written table of `include_bytes!` (the floor), with `bindery::embed!` alone and with a
+//! build script that tracks the folder (`bindery_codegen::track`), and with rust-embed 8.13. Each is built once, then `main.rs` is touched and the crate rebuilt, rounds
 //! interleaved; the table shows the median rebuild time and the ratio to the hand-written one.
 
 use std::path::Path;
@@ -33,12 +33,19 @@ const FOLDERS: usize = 50;
 struct Variant {
     name: &'static str,
     label: &'static str,
+    /// The manifest's dependency sections after `[dependencies]`.
     dependencies: String,
     main: String,
+    /// A build script, if the crate has one.
+    build: Option<&'static str>,
 }
 
 fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
     let bindery = workspace.join("crates/bindery");
+    let codegen = workspace.join("crates/bindery-codegen");
+    let embed_main = "static ASSETS: bindery::Catalog = bindery::embed!(\"assets\");\n\nfn main() {\n    \
+                      let total: usize = ASSETS.iter().map(|file| file.len()).sum();\n    \
+                      println!(\"{} files, {total} bytes\", ASSETS.len());\n}\n";
     let table: String = files
         .iter()
         .map(|path| {
@@ -60,6 +67,7 @@ fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
             main: format!(
                 "static FILES: &[(&str, &[u8])] = &[\n{table}];\n\nfn main() {{\n{count_check}}}\n"
             ),
+            build: None,
         },
         Variant {
             name: "hand_written_metadata",
@@ -71,20 +79,31 @@ fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
                  let total: usize = FILES.iter().map(|file| file.bytes.len() + file.path.len() + file.etag.len() + file.mime.len() + file.content_type.len()).sum();\n    \
                  println!(\"{{}} files, {{total}} bytes\", FILES.len());\n}}\n"
             ),
+            build: None,
         },
         Variant {
             name: "bindery_embed",
-            label: "`bindery::embed!` (static mode)",
+            label: "`bindery::embed!` (static mode), no build script",
             dependencies: format!("bindery = {{ path = {:?} }}\n", bindery.display().to_string()),
-            main: "static ASSETS: bindery::Catalog = bindery::embed!(\"assets\");\n\nfn main() {\n    \
-                   let total: usize = ASSETS.iter().map(|file| file.len()).sum();\n    \
-                   println!(\"{} files, {total} bytes\", ASSETS.len());\n}\n"
-                .to_owned(),
+            main: embed_main.to_owned(),
+            build: None,
+        },
+        Variant {
+            name: "bindery_embed_tracked",
+            label: "`bindery::embed!` (static mode), folder tracked by build.rs (`bindery_codegen::track`)",
+            dependencies: format!(
+                "bindery = {{ path = {:?} }}\n\n[build-dependencies]\nbindery-codegen = {{ path = {:?} }}\n",
+                bindery.display().to_string(),
+                codegen.display().to_string()
+            ),
+            main: embed_main.to_owned(),
+            build: Some("fn main() {\n    bindery_codegen::track(\"assets\");\n}\n"),
         },
         Variant {
             name: "rust_embed",
             label: "rust-embed 8.13 (`#[derive(Embed)]`)",
             dependencies: "rust-embed = \"=8.13.0\"\n".to_owned(),
+            build: None,
             main: "#[derive(rust_embed::Embed)]\n#[folder = \"assets\"]\nstruct Assets;\n\nfn main() {\n    \
                    let total: usize = Assets::iter().filter_map(|path| Assets::get(&path)).map(|file| file.data.len()).sum();\n    \
                    println!(\"{} files, {total} bytes\", Assets::iter().count());\n}\n"
@@ -129,6 +148,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             ),
         );
         project.write("src/main.rs", &variant.main);
+        if let Some(build) = variant.build {
+            project.write("build.rs", build);
+        }
         eprintln!("bench-build: first build of {}", variant.name);
         build(&project, &args.profile)?;
         projects.push(project);
