@@ -56,9 +56,10 @@ const fn path_bytes(file: &EmbeddedFile) -> &[u8] {
     name.split_at(name.len() - ETAG_LEN).0
 }
 
-/// Checks an entry written by generated code: its name ends with an ETag, and its stored bytes
-/// lie inside its blob with, for a raw file, no recorded length of their own. Checked while
-/// compiling a generated module, which a person may have edited.
+/// Checks an entry of a generated module, which a person may have edited and whose files may
+/// have changed since: its name ends with an ETag, and it stores exactly its own blob (modules
+/// are never packed), so a file that grew or shrank after generation fails the build instead
+/// of being served cut or padded.
 const fn check_entry(file: &EmbeddedFile) {
     let name = file.__name.as_bytes();
     assert!(
@@ -68,9 +69,8 @@ const fn check_entry(file: &EmbeddedFile) {
         "bindery: a catalog entry's name does not end with its ETag; regenerate the catalog"
     );
     assert!(
-        file.__start <= file.__info.data.len()
-            && file.__len <= file.__info.data.len() - file.__start,
-        "bindery: a catalog entry's bytes lie outside its blob; regenerate the catalog"
+        file.__start == 0 && file.__len == file.__info.data.len(),
+        "bindery: a file's bytes do not match its recorded length; regenerate the catalog"
     );
 }
 

@@ -414,3 +414,62 @@ fn bad_precompress_values_are_usage_errors() {
         assert!(!cwd.join("out/a.rs").exists());
     }
 }
+
+#[test]
+fn a_module_whose_files_changed_or_whose_table_was_edited_fails_to_build() {
+    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    project.write(
+        "Cargo.toml",
+        format!(
+            "[package]\nname = \"generated_stale\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?} }}\n",
+            crate_path("bindery")
+        ),
+    );
+    project.write("assets/a.txt", "alpha");
+    project.write("assets/b.txt", "bravo");
+    project.write(
+        "src/main.rs",
+        "mod assets;\n\nfn main() {\n    println!(\"{}\", assets::ASSETS.len());\n}\n",
+    );
+    let output = embed(
+        project.path(),
+        &["assets", "--out", "src/assets.rs", "--name", "ASSETS"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let build = || {
+        project
+            .cargo(&["build", "--quiet"])
+            .output()
+            .expect("cargo runs")
+    };
+    let fresh = build();
+    assert!(fresh.status.success(), "{}", stderr(&fresh));
+
+    // The file grew after generation: the recorded length no longer matches its bytes.
+    project.write("assets/a.txt", "alpha, longer now");
+    let stale = build();
+    assert!(!stale.status.success(), "a stale module must not build");
+    assert!(
+        stderr(&stale).contains("do not match its recorded length; regenerate the catalog"),
+        "{}",
+        stderr(&stale)
+    );
+    project.write("assets/a.txt", "alpha");
+
+    // Entries swapped by hand: lookups binary-search, so the order is checked too.
+    let module = std::fs::read_to_string(project.path().join("src/assets.rs")).expect("module");
+    let swapped = module
+        .replace("\"a.txt\\\"", "\"TEMP\\\"")
+        .replace("\"b.txt\\\"", "\"a.txt\\\"")
+        .replace("\"TEMP\\\"", "\"b.txt\\\"");
+    assert_ne!(swapped, module, "the names were found: {module}");
+    project.write("src/assets.rs", &swapped);
+    let unsorted = build();
+    assert!(!unsorted.status.success());
+    assert!(
+        stderr(&unsorted).contains("catalog paths are not sorted and unique"),
+        "{}",
+        stderr(&unsorted)
+    );
+}
