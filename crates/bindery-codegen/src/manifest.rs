@@ -278,10 +278,17 @@ pub(crate) fn build(
     hashes.save();
     if options.pack {
         let large = manifest.large_threshold;
+        // The catalogs that would make this same pack from other files: the same folder,
+        // filters and storage options. Their older packs are removed when a new one is written.
+        let group = format!(
+            "{scan_key}\0{:?}\0{large:?}\0{:?}",
+            options.mode, options.precompress
+        );
         manifest.pack = crate::pack::pack(
             &manifest.entries,
             |entry| entry.is_plain() && large.is_none_or(|threshold| entry.len < threshold),
             &cache_dir,
+            &group,
         )?;
     }
     Ok(manifest)

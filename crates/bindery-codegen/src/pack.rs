@@ -26,11 +26,15 @@ pub struct Pack {
 }
 
 /// Packs the entries `packable` selects, in order, when there are at least two; reuses the blob
-/// when the cache has it already (same files, same contents).
+/// when the cache has it already (same files, same contents). A new pack replaces the older
+/// ones of its `group` (the same catalog, other contents), so edits do not pile packs up in the
+/// cache; a crate whose pack was removed this way is rebuilt by cargo, which sees an included
+/// file gone, and writes it again.
 pub(crate) fn pack(
     entries: &[Entry],
     packable: impl Fn(&Entry) -> bool,
     cache_dir: &Path,
+    group: &str,
 ) -> Result<Option<Pack>, Error> {
     let chosen: Vec<usize> = (0..entries.len())
         .filter(|&index| packable(&entries[index]))
@@ -49,7 +53,12 @@ pub(crate) fn pack(
         total += entry.len;
     }
     let dir = cache_dir.join("packs");
-    let blob = dir.join(format!("{}.pack", &hasher.finalize().to_hex()[..32]));
+    let group = blake3::hash(group.as_bytes()).to_hex();
+    let group = &group[..16];
+    let blob = dir.join(format!(
+        "{group}-{}.pack",
+        &hasher.finalize().to_hex()[..32]
+    ));
     if std::fs::metadata(&blob).is_ok_and(|metadata| metadata.len() == total) {
         return Ok(Some(Pack {
             blob,
@@ -65,11 +74,27 @@ pub(crate) fn pack(
         return Err(error);
     }
     std::fs::rename(&temporary, &blob).map_err(|error| Error::write(&blob, error))?;
+    remove_older(&dir, group, &blob);
     Ok(Some(Pack {
         blob,
         offsets,
         name_each_file: true,
     }))
+}
+
+/// Removes the other packs of `group`; a pack that cannot be removed is only left behind.
+fn remove_older(dir: &Path, group: &str, current: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{group}-");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix) && name.ends_with(".pack") && entry.path() != current {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes the entries' bytes end to end, checking each length against the manifest's: a file

@@ -61,12 +61,24 @@ fn packed_files_lie_at_their_offsets_and_an_unchanged_tree_reuses_the_pack() {
     assert_eq!(again, manifest, "deterministic");
     assert_eq!(packs(cache.path()), before, "nothing was rewritten");
 
-    // One changed byte, same length: a pack of its own, and the old one is left alone.
+    // One changed byte, same length: a new pack, which replaces the catalog's old one so that
+    // edits do not pile up packs in the cache.
     tree::write(dir.path(), &[("a.txt", b"ALPHA")]);
     let changed = options.build().expect("third build");
     let new_pack = changed.pack.expect("packed");
     assert_ne!(new_pack.blob, pack.blob);
     assert_eq!(&std::fs::read(&new_pack.blob).expect("pack")[..5], b"ALPHA");
+    assert!(!pack.blob.exists(), "the old pack is removed");
+    assert_eq!(packs(cache.path()).len(), 1);
+
+    // Another catalog of the same folder stored otherwise has its own pack, kept beside.
+    let other = options
+        .clone()
+        .exclude("z.css")
+        .build()
+        .expect("other catalog");
+    let other_pack = other.pack.expect("packed");
+    assert!(new_pack.blob.exists() && other_pack.blob.exists());
     assert_eq!(packs(cache.path()).len(), 2);
 }
 
