@@ -102,8 +102,14 @@ where
     fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let Ok(mut response) = std::task::ready!(this.inner.poll(context));
-        caching::default_no_store(&mut response);
-        this.metrics.record(this.route, response.status().as_u16());
+        finish(&mut response, this.metrics, this.route);
         Poll::Ready(Ok(response))
     }
+}
+
+/// What every answer goes through, in the router's layer and in the front door alike: the
+/// `no-store` default for answers without a caching policy, then the count by route and status.
+pub(crate) fn finish<B>(response: &mut http::Response<B>, metrics: &Metrics, route: &str) {
+    caching::default_no_store(response);
+    metrics.record(route, response.status().as_u16());
 }

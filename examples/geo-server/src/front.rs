@@ -28,6 +28,7 @@ use tower_service::Service;
 
 use crate::address::AddressError;
 use crate::caching;
+use crate::count::finish;
 use crate::metrics::{Metrics, route_label};
 use crate::routes::{self, AppState, ROUTED};
 
@@ -196,12 +197,6 @@ impl App {
         });
         Door::Static(mount.unwrap_or(self.catalogs.len() - 1))
     }
-}
-
-/// What the router's counting layer does to every response.
-fn finish<B>(response: &mut Response<B>, metrics: &Metrics, route: &str) {
-    caching::default_no_store(response);
-    metrics.record(route, response.status().as_u16());
 }
 
 /// `Content-Length` from a body of known size, when the response has none, as the router
