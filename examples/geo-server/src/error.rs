@@ -30,6 +30,9 @@ pub enum AppError {
     /// An IPv6 address looked up in an IPv4-only database.
     #[error("{0}")]
     Unsupported(String),
+    /// The answer was not ready within the request timeout.
+    #[error("request timed out")]
+    TimedOut,
     /// A fault of the server; details are logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -42,6 +45,7 @@ impl IntoResponse for AppError {
             AppError::NotFound | AppError::NotFoundAddress(_) | AppError::Unsupported(_) => {
                 StatusCode::NOT_FOUND
             }
+            AppError::TimedOut => StatusCode::REQUEST_TIMEOUT,
             AppError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
                 StatusCode::INTERNAL_SERVER_ERROR

@@ -23,12 +23,13 @@ use axum::routing::MethodRouter;
 use axum::routing::future::RouteFuture;
 use bindery::serve::ServeCatalog;
 use http::header::CONTENT_LENGTH;
-use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http::{HeaderValue, Method, Request, Response};
 use tower_service::Service;
 
 use crate::address::AddressError;
 use crate::caching;
 use crate::count::finish;
+use crate::error::AppError;
 use crate::metrics::{Metrics, route_label};
 use crate::routes::{self, AppState, ROUTED};
 
@@ -302,7 +303,7 @@ impl Future for AppFuture {
         let response = match self.project().state.project() {
             // Polled again after its answer: a bug of the caller's, answered like one.
             StateProjection::Ready { response } => response.take().unwrap_or_else(|| {
-                crate::error::AppError::Internal("response polled twice".to_owned())
+                AppError::Internal("response polled twice".to_owned())
                     .into_response()
                     .map(AppBody::Right)
             }),
@@ -331,16 +332,9 @@ impl Future for AppFuture {
     }
 }
 
-/// 408, as JSON like every error of the API.
+/// 408, as JSON like every error of the API; caches must not keep it.
 fn timed_out() -> Response<AppBody> {
-    let body = r#"{"error":"request timed out","status":408}"#;
-    let mut response = Response::new(AppBody::Left(bindery::serve::Body::from(body)));
-    *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(http::header::CACHE_CONTROL, caching::NO_STORE);
+    let mut response = AppError::TimedOut.into_response().map(AppBody::Right);
+    caching::default_no_store(&mut response);
     response
 }
