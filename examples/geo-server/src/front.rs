@@ -64,8 +64,8 @@ enum Door<'a> {
 pub struct App {
     state: AppState,
     router: Router,
-    /// Catalogs served under a prefix (`mount`), then the SPA at `/` (prefix `""`), last.
-    catalogs: Arc<[(String, ServeCatalog)]>,
+    /// Catalogs served under a prefix (`mount`), then the SPA at the root, last.
+    catalogs: Arc<[ServeCatalog]>,
     /// Exact paths added with [`route`](App::route).
     routes: Arc<[String]>,
     request_timeout: Option<Duration>,
@@ -78,7 +78,7 @@ pub fn app(state: AppState) -> App {
     App {
         router: routes::router(state.clone(), assets.clone()),
         state,
-        catalogs: Arc::from([(String::new(), assets)]),
+        catalogs: Arc::from([assets]),
         routes: Arc::from([]),
         request_timeout: None,
     }
@@ -96,18 +96,15 @@ impl App {
     /// # let _ = app;
     /// ```
     pub fn mount(mut self, prefix: &str, service: ServeCatalog) -> Self {
-        let trimmed = prefix.trim_end_matches('/');
-        let prefix = match trimmed {
-            "" => String::new(),
-            _ if trimmed.starts_with('/') => trimmed.to_owned(),
-            _ => format!("/{trimmed}"),
-        };
-        let service = service.mounted_at(&prefix);
-        let mut catalogs: Vec<_> = self.catalogs.iter().cloned().collect();
-        match catalogs.iter().position(|(known, _)| *known == prefix) {
-            Some(index) => catalogs[index] = (prefix, service),
+        let service = service.mounted_at(prefix);
+        let mut catalogs = self.catalogs.to_vec();
+        let same_mount = catalogs
+            .iter()
+            .position(|known| known.mount_point() == service.mount_point());
+        match same_mount {
+            Some(index) => catalogs[index] = service,
             // Before the SPA, which stays last: it takes whatever no mount does.
-            None => catalogs.insert(catalogs.len() - 1, (prefix, service)),
+            None => catalogs.insert(catalogs.len() - 1, service),
         }
         self.catalogs = catalogs.into();
         self
@@ -160,7 +157,7 @@ impl App {
             }
             Door::Static(index) => AppFuture {
                 state: State::Static {
-                    inner: self.catalogs[index].1.serve(&request),
+                    inner: self.catalogs[index].serve(&request),
                     metrics: Some(Arc::clone(&self.state.metrics)),
                     deadline: Deadline::new(self.request_timeout),
                 },
@@ -192,10 +189,11 @@ impl App {
         if ROUTED.contains(&path) || self.routes.iter().any(|route| route == path) {
             return Door::Router;
         }
-        let mount = self.catalogs.iter().position(|(prefix, _)| {
-            path.strip_prefix(prefix.as_str())
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        });
+        // The SPA, at the root and last, covers every path no mount does.
+        let mount = self
+            .catalogs
+            .iter()
+            .position(|catalog| catalog.covers(path));
         Door::Static(mount.unwrap_or(self.catalogs.len() - 1))
     }
 }

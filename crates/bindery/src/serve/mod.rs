@@ -169,6 +169,33 @@ impl ServeCatalog {
         self
     }
 
+    /// The path the catalog is served under, as [`mounted_at`](Self::mounted_at) normalised it:
+    /// a leading slash and no trailing one; `""` at the root.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// assert_eq!(service.clone().mounted_at("static/").mount_point(), "/static");
+    /// assert_eq!(service.mounted_at("/").mount_point(), "");
+    /// ```
+    pub fn mount_point(&self) -> &str {
+        &self.config.mount
+    }
+
+    /// Whether a request path is this service's to answer: the mount point itself or a path
+    /// below it (`/static`, `/static/a.js`; not `/staticx`). A server with several mounted
+    /// catalogs picks the one that covers the path.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE).mounted_at("/static");
+    /// assert!(service.covers("/static") && service.covers("/static/a.js"));
+    /// assert!(!service.covers("/staticx/a.js") && !service.covers("/a.js"));
+    /// ```
+    pub fn covers(&self, path: &str) -> bool {
+        self.within_mount(path).is_some()
+    }
+
     /// A path prefix that never falls back to the SPA (e.g. `/api/`): a miss there is a 404.
     pub fn no_fallback_prefix(mut self, prefix: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.config)

@@ -108,7 +108,7 @@ impl ServeCatalog {
 
     /// The part of a decoded path below the mount point (`/static/a.js` -> `/a.js`), or `None`
     /// when the path lies outside it. `/static` itself is the folder, `""`.
-    fn within_mount<'p>(&self, decoded: &'p str) -> Option<&'p str> {
+    pub(super) fn within_mount<'p>(&self, decoded: &'p str) -> Option<&'p str> {
         let mount = self.config.mount.as_str();
         let rest = decoded.strip_prefix(mount)?;
         (rest.is_empty() || rest.starts_with('/')).then_some(rest)
