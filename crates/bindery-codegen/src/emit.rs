@@ -295,8 +295,8 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator, salt: &str) -> Strin
     let prefix = &manifest.prefix;
     let dev_source = locator.dev_source(manifest);
     // The pack, for the macro: one `include_bytes!`, and a description per media type that its
-    // files share. Each packed file is still named in a function that is never called, so that
-    // cargo rebuilds the crate when any of them changes.
+    // files share. Unless a build script tracks the folder, each packed file is still named in a
+    // function that is never called, so that cargo rebuilds the crate when one changes.
     let pack = match locator {
         Locator::ManifestDir(manifest_dir) => manifest.pack.as_ref().and_then(|pack| {
             let relative = pathdiff::diff_paths(&pack.blob, manifest_dir)?;

@@ -59,22 +59,18 @@ pub(crate) fn pack(
         "{group}-{}.pack",
         &hasher.finalize().to_hex()[..32]
     ));
-    if std::fs::metadata(&blob).is_ok_and(|metadata| metadata.len() == total) {
-        return Ok(Some(Pack {
-            blob,
-            offsets,
-            name_each_file: true,
-        }));
+    let is_cached = std::fs::metadata(&blob).is_ok_and(|metadata| metadata.len() == total);
+    if !is_cached {
+        std::fs::create_dir_all(&dir).map_err(|error| Error::write(&dir, error))?;
+        let temporary = temporary_path(&dir, "pack");
+        let written = write(&temporary, chosen.iter().map(|&index| &entries[index]));
+        if let Err(error) = written {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(error);
+        }
+        std::fs::rename(&temporary, &blob).map_err(|error| Error::write(&blob, error))?;
+        remove_older(&dir, group, &blob);
     }
-    std::fs::create_dir_all(&dir).map_err(|error| Error::write(&dir, error))?;
-    let temporary = temporary_path(&dir, "pack");
-    let written = write(&temporary, chosen.iter().map(|&index| &entries[index]));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(error);
-    }
-    std::fs::rename(&temporary, &blob).map_err(|error| Error::write(&blob, error))?;
-    remove_older(&dir, group, &blob);
     Ok(Some(Pack {
         blob,
         offsets,

@@ -49,11 +49,7 @@ impl Info {
 
 /// The part of an entry's name that is its path (the ETag follows it), as bytes, in `const`.
 const fn path_bytes(file: &EmbeddedFile) -> &[u8] {
-    let name = file.__name.as_bytes();
-    if name.len() < ETAG_LEN {
-        return name;
-    }
-    name.split_at(name.len() - ETAG_LEN).0
+    file.__name.as_bytes().split_at(file.path_len()).0
 }
 
 /// Checks an entry of a generated module, which a person may have edited and whose files may

@@ -50,9 +50,12 @@ impl EmbeddedFile {
     /// assert_eq!(FIXTURES.file("/hello.txt").unwrap().path(), "hello.txt");
     /// ```
     pub fn path(&self) -> &'static str {
-        let name = self.__name;
-        name.get(..name.len().saturating_sub(ETAG_LEN))
-            .unwrap_or(name)
+        self.__name.get(..self.path_len()).unwrap_or(self.__name)
+    }
+
+    /// Where the name's path ends and its ETag begins.
+    pub(crate) const fn path_len(&self) -> usize {
+        self.__name.len().saturating_sub(ETAG_LEN)
     }
 
     /// The length of the file's contents, uncompressed.
@@ -87,9 +90,7 @@ impl EmbeddedFile {
     /// assert_eq!(tag.len(), 34);
     /// ```
     pub fn etag(&self) -> &'static str {
-        let name = self.__name;
-        name.get(name.len().saturating_sub(ETAG_LEN)..)
-            .unwrap_or_default()
+        self.__name.get(self.path_len()..).unwrap_or_default()
     }
 
     /// The strong ETag of the gzip representation, distinct from [`etag`](Self::etag), when the file
