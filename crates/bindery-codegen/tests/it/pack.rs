@@ -82,6 +82,18 @@ fn packed_files_lie_at_their_offsets_and_an_unchanged_tree_reuses_the_pack() {
     assert_eq!(packs(cache.path()).len(), 2);
 }
 
+/// Which entries the pack holds, in the manifest's order.
+fn packed(options: Options, why: &str) -> Vec<bool> {
+    let manifest = options.pack(true).build().expect("build");
+    manifest
+        .pack
+        .expect(why)
+        .offsets
+        .iter()
+        .map(Option::is_some)
+        .collect()
+}
+
 #[test]
 fn only_plain_small_files_are_packed_and_only_when_asked() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -100,54 +112,24 @@ fn only_plain_small_files_are_packed_and_only_when_asked() {
     assert_eq!(base.clone().build().expect("build").pack, None, "not asked");
 
     // Large files go their own way (the assembler), so they stay out.
-    let manifest = base
-        .clone()
-        .pack(true)
-        .large_threshold(Some(6000))
-        .build()
-        .expect("build");
-    let offsets: Vec<bool> = manifest
-        .pack
-        .expect("three small files")
-        .offsets
-        .iter()
-        .map(Option::is_some)
-        .collect();
+    let offsets = packed(
+        base.clone().large_threshold(Some(6000)),
+        "three small files",
+    );
     assert_eq!(offsets, [true, true, true, false]);
 
     // Gzip-stored files and files with variants are described alone.
-    let manifest = base
-        .clone()
-        .mode(Mode::Gzip)
-        .pack(true)
-        .build()
-        .expect("build");
-    let packed: Vec<bool> = manifest
-        .pack
-        .expect("the short files are stored raw")
-        .offsets
-        .iter()
-        .map(Option::is_some)
-        .collect();
+    let packed_gzip = packed(
+        base.clone().mode(Mode::Gzip),
+        "the short files are stored raw",
+    );
     assert_eq!(
-        packed,
+        packed_gzip,
         [false, true, true, false],
         "the compressible two are gzip"
     );
-    let manifest = base
-        .clone()
-        .precompress([Encoding::Gzip])
-        .pack(true)
-        .build()
-        .expect("build");
-    let packed: Vec<bool> = manifest
-        .pack
-        .expect("the others")
-        .offsets
-        .iter()
-        .map(Option::is_some)
-        .collect();
-    assert_eq!(packed, [false, true, true, false]);
+    let packed_variants = packed(base.clone().precompress([Encoding::Gzip]), "the others");
+    assert_eq!(packed_variants, [false, true, true, false]);
 
     // One plain file is not worth a pack.
     let single = tempfile::tempdir().expect("tempdir");
