@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use bindery::serve::ServeCatalog;
 use clap::Parser;
+use geo_server::answer_cache::budget_from_mib;
 use geo_server::db::{DbMode, GeoDb};
 use geo_server::server::{self, Limits};
 use geo_server::{AppState, app};
@@ -26,7 +27,7 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     shutdown_grace: u64,
     /// MiB of rendered answers kept by database record, as geo-server's flag (0: off).
-    #[arg(long, default_value_t = geo_server::answer_cache::DEFAULT_BUDGET >> 20)]
+    #[arg(long, default_value_t = geo_server::answer_cache::DEFAULT_MIB)]
     answer_cache_mib: usize,
     /// Database file for mmap.
     #[arg(long, required_if_eq("geodb_mode", "mmap"))]
@@ -43,7 +44,7 @@ fn main() -> anyhow::Result<()> {
         }
         _ => GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?,
     };
-    let state = AppState::new(db.with_answer_cache(args.answer_cache_mib.saturating_mul(1 << 20)));
+    let state = AppState::new(db.with_answer_cache(budget_from_mib(args.answer_cache_mib)));
     let app = app(state)
         .mount(
             "/bench/static/web",

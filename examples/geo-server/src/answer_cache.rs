@@ -10,8 +10,22 @@ use bytes::Bytes;
 
 use crate::answer::Language;
 
+/// The default budget in MiB, as `--answer-cache-mib` takes it.
+pub const DEFAULT_MIB: usize = 16;
+
 /// The default budget: 16 MiB, some 40,000 records' answers in one language.
-pub const DEFAULT_BUDGET: usize = 16 * 1024 * 1024;
+pub const DEFAULT_BUDGET: usize = DEFAULT_MIB << 20;
+
+/// A budget given in MiB (`--answer-cache-mib`), in bytes; absurd sizes saturate.
+///
+/// ```
+/// use geo_server::answer_cache::{DEFAULT_BUDGET, DEFAULT_MIB, budget_from_mib};
+/// assert_eq!(budget_from_mib(DEFAULT_MIB), DEFAULT_BUDGET);
+/// assert_eq!(budget_from_mib(usize::MAX), usize::MAX);
+/// ```
+pub fn budget_from_mib(mib: usize) -> usize {
+    mib.saturating_mul(1 << 20)
+}
 
 /// What a cached answer costs besides its bytes: the key, the `Bytes` handle and the cache's
 /// own bookkeeping, roughly.

@@ -33,7 +33,7 @@ pub struct Args {
     pub geo_max_age: u64,
     /// MiB kept of rendered answers by database record (addresses of one city share them);
     /// 0 decodes every answer.
-    #[arg(long, default_value_t = crate::answer_cache::DEFAULT_BUDGET >> 20)]
+    #[arg(long, default_value_t = crate::answer_cache::DEFAULT_MIB)]
     pub answer_cache_mib: usize,
     /// Log filter, e.g. `info`, `debug`, `geo_server=debug`.
     #[arg(long, default_value = "info")]

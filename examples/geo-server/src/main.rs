@@ -70,7 +70,7 @@ fn build_date(epoch: u64) -> String {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
-    let answer_cache_bytes = args.answer_cache_mib.saturating_mul(1 << 20);
+    let answer_cache_bytes = geo_server::answer_cache::budget_from_mib(args.answer_cache_mib);
     let db = load(&args)?.with_answer_cache(answer_cache_bytes);
     let info = db.info();
     tracing::info!(
