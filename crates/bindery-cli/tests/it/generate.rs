@@ -7,6 +7,20 @@ use bindery_test_support::{Project, crate_path, workspace, write_site};
 
 use crate::support::{embed, listing, stderr, stdout};
 
+/// A throwaway crate outside the workspace that depends on this checkout's bindery.
+fn crate_using_bindery(name: &str, features: &[&str]) -> Project {
+    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    project.write(
+        "Cargo.toml",
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = {features:?} }}\n",
+            crate_path("bindery")
+        ),
+    );
+    project
+}
+
 #[test]
 fn bad_input_gets_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -227,15 +241,7 @@ fn stale_blobs_are_removed_and_foreign_files_kept() {
 
 #[test]
 fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
-    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
-    project.write(
-        "Cargo.toml",
-        format!(
-            "[package]\nname = \"generated_consumer\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?} }}\n",
-            crate_path("bindery")
-        ),
-    );
+    let project = crate_using_bindery("generated_consumer", &[]);
     let fixtures = workspace().join("assets/fixtures");
     let out = project.path().join("src/bindata.rs");
     let output = embed(
@@ -277,15 +283,7 @@ fn a_crate_that_mods_the_generated_module_reads_every_file_back() {
 /// reflects the folder on disk, with the rules it was generated with; without `--dev` it embeds.
 #[test]
 fn a_dev_module_reads_the_folder_now_with_the_generators_rules() {
-    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
-    project.write(
-        "Cargo.toml",
-        format!(
-            "[package]\nname = \"generated_dev\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"dev\"] }}\n",
-            crate_path("bindery")
-        ),
-    );
+    let project = crate_using_bindery("generated_dev", &["dev"]);
     write_site(&project.path().join("assets"));
     project.write("assets/app.js.map", "{}");
     project.write(
@@ -417,15 +415,7 @@ fn bad_precompress_values_are_usage_errors() {
 
 #[test]
 fn a_module_whose_files_changed_or_whose_table_was_edited_fails_to_build() {
-    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
-    project.write(
-        "Cargo.toml",
-        format!(
-            "[package]\nname = \"generated_stale\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?} }}\n",
-            crate_path("bindery")
-        ),
-    );
+    let project = crate_using_bindery("generated_stale", &[]);
     project.write("assets/a.txt", "alpha");
     project.write("assets/b.txt", "bravo");
     project.write(
