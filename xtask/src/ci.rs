@@ -11,7 +11,7 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
-use crate::process::{apt_install, cargo, cargo_binary, run_command};
+use crate::process::{apt_install, cargo, cargo_command, one_shot_builds, run_command};
 
 /// Flags of `cargo xtask ci`.
 #[derive(Debug, clap::Args)]
@@ -79,6 +79,10 @@ pub const PUBLISHED: [&str; 4] = [
 
 /// Runs the checks in order, stopping at the first failure.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    one_shot_builds();
+    // A full run writes about 6 GB under target/; a disk that fills mid-run fails with
+    // "No space left on device" far from the cause, so say up front what there is.
+    run_command(Command::new("df").args(["-h", "."]))?;
     install_system_packages()?;
     ensure_nextest()?;
     run_command(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix", E2E]))?;
@@ -193,7 +197,7 @@ fn install_system_packages() -> anyhow::Result<()> {
 
 /// Installs cargo-nextest from crates.io when this machine lacks it.
 fn ensure_nextest() -> anyhow::Result<()> {
-    let has_nextest = Command::new(cargo_binary())
+    let has_nextest = cargo_command()
         .args(["nextest", "--version"])
         .output()
         .is_ok_and(|output| output.status.success());

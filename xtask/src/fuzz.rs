@@ -6,11 +6,9 @@
 //! cargo-fuzz wants nightly for its sanitizer flags; the stable toolchain ships the sanitizer
 //! runtimes, so `RUSTC_BOOTSTRAP=1` is set for this build only.
 
-use std::process::Command;
-
 use anyhow::Context;
 
-use crate::process::run_command;
+use crate::process::{cargo, cargo_command, run_command};
 
 /// The fuzz crate's manifest: its `[[bin]]` entries are the one list of targets.
 const MANIFEST: &str = "fuzz/Cargo.toml";
@@ -46,13 +44,12 @@ fn targets() -> anyhow::Result<Vec<String>> {
 
 /// Installs cargo-fuzz if needed, then runs each target for the given time.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let has_fuzz = Command::new(&cargo)
+    let has_fuzz = cargo_command()
         .args(["fuzz", "--version"])
         .output()
         .is_ok_and(|output| output.status.success());
     if !has_fuzz {
-        run_command(Command::new(&cargo).args(["install", "cargo-fuzz", "--locked"]))?;
+        cargo(&["install", "cargo-fuzz", "--locked"])?;
     }
     let targets = targets()?;
     if let Some(wanted) = &args.target {
@@ -68,7 +65,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     {
         let scratch = tempfile::tempdir().context("cannot create a scratch corpus")?;
         run_command(
-            Command::new(&cargo)
+            cargo_command()
                 .args(["fuzz", "run", target])
                 .arg(scratch.path())
                 .arg(format!("fuzz/corpus/{target}"))

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, bail};
 
@@ -20,9 +21,28 @@ pub fn cargo_binary() -> std::ffi::OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
+/// Set by a one-shot run (`cargo xtask ci`): cargo's incremental caches are written for a next
+/// build that never comes, and took 1.5 GB of a fresh clone's `target/`.
+static ONE_SHOT: AtomicBool = AtomicBool::new(false);
+
+/// Turns incremental compilation off for every cargo this process starts from now on (and so
+/// for the builds those start: nextest's tests building throwaway projects inherit it).
+pub fn one_shot_builds() {
+    ONE_SHOT.store(true, Ordering::Relaxed);
+}
+
+/// A `cargo` command to add arguments to (incremental off after [`one_shot_builds`]).
+pub fn cargo_command() -> Command {
+    let mut command = Command::new(cargo_binary());
+    if ONE_SHOT.load(Ordering::Relaxed) {
+        command.env("CARGO_INCREMENTAL", "0");
+    }
+    command
+}
+
 /// `cargo <args>` in the foreground.
 pub fn cargo(args: &[&str]) -> anyhow::Result<()> {
-    run_command(Command::new(cargo_binary()).args(args))
+    run_command(cargo_command().args(args))
 }
 
 /// Builds one binary of a package in release mode, quietly.
