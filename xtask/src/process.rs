@@ -16,11 +16,6 @@ pub fn geolite2() -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// The cargo running this task (or the one on PATH).
-pub fn cargo_binary() -> std::ffi::OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
-}
-
 /// Set by a one-shot run (`cargo xtask ci`): cargo's incremental caches are written for a next
 /// build that never comes, and took 1.5 GB of a fresh clone's `target/`.
 static ONE_SHOT: AtomicBool = AtomicBool::new(false);
@@ -31,9 +26,10 @@ pub fn one_shot_builds() {
     ONE_SHOT.store(true, Ordering::Relaxed);
 }
 
-/// A `cargo` command to add arguments to (incremental off after [`one_shot_builds`]).
+/// A command of the cargo running this task (or the one on PATH) to add arguments to
+/// (incremental off after [`one_shot_builds`]).
 pub fn cargo_command() -> Command {
-    let mut command = Command::new(cargo_binary());
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     if ONE_SHOT.load(Ordering::Relaxed) {
         command.env("CARGO_INCREMENTAL", "0");
     }
