@@ -11,10 +11,7 @@ fuzz_target!(|path: &[u8]| {
     let Ok(text) = std::str::from_utf8(path) else {
         return;
     };
-    let Ok(request) = http::Request::get(format!("/{text}"))
-        .header("accept", "text/html")
-        .body(())
-    else {
+    let Some(request) = page_request(format!("/{text}")) else {
         return;
     };
     let (response, bytes) = common::body(common::service().respond(&request));
@@ -39,10 +36,7 @@ fuzz_target!(|path: &[u8]| {
     if text.len() + 5 >= bindery::serve::DEFAULT_MAX_PATH_LEN {
         return;
     }
-    let Ok(mounted_request) = http::Request::get(format!("/mnt/{text}"))
-        .header("accept", "text/html")
-        .body(())
-    else {
+    let Some(mounted_request) = page_request(format!("/mnt/{text}")) else {
         return;
     };
     let (mounted, mounted_bytes) =
@@ -54,3 +48,12 @@ fuzz_target!(|path: &[u8]| {
         assert_eq!(mounted.headers()["location"], expected.as_str(), "{text:?}");
     }
 });
+
+/// A browser's GET of `uri` (it accepts HTML, so the app fallback applies), or `None` where the
+/// `http` crate refuses the URI.
+fn page_request(uri: String) -> Option<http::Request<()>> {
+    http::Request::get(uri)
+        .header("accept", "text/html")
+        .body(())
+        .ok()
+}
