@@ -78,8 +78,14 @@ fn main() {
             manifest_dir: Some(manifest_dir.clone()),
             dev: false,
         };
-        let text = render::module(&manifest, &locator, name, "Written by benches/build.rs.")
-            .expect("valid name");
+        let text = render::module(
+            &manifest,
+            &locator,
+            name,
+            "Written by benches/build.rs.",
+            "cargo build -p bindery-benches",
+        )
+        .expect("valid name");
         write_if_changed(
             &out.join(format!("{}.rs", name.to_lowercase())),
             text.as_bytes(),

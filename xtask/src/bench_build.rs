@@ -1,8 +1,10 @@
-//! `cargo xtask bench-build`: what embedding many small files costs a rebuild. Crates outside
-//! the workspace embed the same tree (default 5,000 files of 1 KB in 50 folders): with a
-//! hand-written table of `include_bytes!` (the floor), with `bindery::embed!` alone and with a
-//! build script that tracks the folder (`bindery_codegen::track`), and with rust-embed 8.13. Each is built once, then `main.rs` is touched and the crate rebuilt, rounds
-//! interleaved; the table shows the median rebuild time and the ratio to the hand-written one.
+//! `cargo xtask bench-build`: what embedding a tree costs a rebuild. Crates outside the
+//! workspace embed the same tree, by default each of two shapes (5,000 files of 1 KB in 50
+//! folders, and 20 files of 5 MiB): with a hand-written table of `include_bytes!` (the floor),
+//! with `bindery::embed!` alone and with a build script that tracks the folder
+//! (`bindery_codegen::track`), and with rust-embed 8.13. Each is built once, then `main.rs` is
+//! touched and the crate rebuilt, rounds interleaved; the table shows the median rebuild time
+//! and the ratio to the hand-written one.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -13,18 +15,22 @@ use bindery_test_support::{Project, Xorshift};
 /// Flags of `cargo xtask bench-build`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Files in the tree (spread over 50 folders).
-    #[arg(long, default_value_t = 5000)]
-    pub files: usize,
+    /// Files in the tree (spread over 50 folders); with `--size`, one tree instead of the two
+    /// default shapes.
+    #[arg(long, requires = "size")]
+    pub files: Option<usize>,
     /// Bytes per file.
-    #[arg(long, default_value_t = 1024)]
-    pub size: usize,
+    #[arg(long, requires = "files")]
+    pub size: Option<usize>,
     /// Interleaved rebuilds per crate; the table shows the median.
     #[arg(long, default_value_t = 7)]
     pub rounds: u32,
     /// Build profile: `dev` or `release`.
     #[arg(long, default_value = "release")]
     pub profile: String,
+    /// Only what checking the build cache costs (codegen in-process), no crate builds.
+    #[arg(long)]
+    pub cache: bool,
 }
 
 const FOLDERS: usize = 50;
@@ -43,9 +49,13 @@ struct Variant {
 fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
     let bindery = workspace.join("crates/bindery");
     let codegen = workspace.join("crates/bindery-codegen");
+    // Every main hands its table to `black_box`, so the binary carries every byte: a table
+    // whose data only its lengths are read from would let LLVM drop the data, and the build
+    // would measure nothing of it.
     let embed_main = "static ASSETS: bindery::Catalog = bindery::embed!(\"assets\");\n\nfn main() {\n    \
-                      let total: usize = ASSETS.iter().map(|file| file.len()).sum();\n    \
-                      println!(\"{} files, {total} bytes\", ASSETS.len());\n}\n";
+                      let assets = std::hint::black_box(&ASSETS);\n    \
+                      let total: usize = assets.iter().map(|file| file.len()).sum();\n    \
+                      println!(\"{} files, {total} bytes\", assets.len());\n}\n";
     let table: String = files
         .iter()
         .map(|path| {
@@ -58,7 +68,7 @@ fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
             format!("    File {{ path: \"{path}\", bytes: include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/assets/{path}\")), etag: \"\\\"0123456789abcdef0123456789abcdef\\\"\", mime: \"text/plain\", content_type: \"text/plain; charset=utf-8\" }},\n")
         })
         .collect();
-    let count_check = "    let total: usize = FILES.iter().map(|(_, bytes)| bytes.len()).sum();\n    println!(\"{} files, {total} bytes\", FILES.len());\n";
+    let count_check = "    let files = std::hint::black_box(FILES);\n    let total: usize = files.iter().map(|(_, bytes)| bytes.len()).sum();\n    println!(\"{} files, {total} bytes\", files.len());\n";
     vec![
         Variant {
             name: "hand_written",
@@ -76,8 +86,9 @@ fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
             main: format!(
                 "struct File {{ path: &'static str, bytes: &'static [u8], etag: &'static str, mime: &'static str, content_type: &'static str }}\n\n\
                  static FILES: &[File] = &[\n{metadata_table}];\n\nfn main() {{\n    \
-                 let total: usize = FILES.iter().map(|file| file.bytes.len() + file.path.len() + file.etag.len() + file.mime.len() + file.content_type.len()).sum();\n    \
-                 println!(\"{{}} files, {{total}} bytes\", FILES.len());\n}}\n"
+                 let files = std::hint::black_box(FILES);\n    \
+                 let total: usize = files.iter().map(|file| file.bytes.len() + file.path.len() + file.etag.len() + file.mime.len() + file.content_type.len()).sum();\n    \
+                 println!(\"{{}} files, {{total}} bytes\", files.len());\n}}\n"
             ),
             build: None,
         },
@@ -112,11 +123,38 @@ fn variants(files: &[String], workspace: &Path) -> Vec<Variant> {
     ]
 }
 
-/// Runs the benchmark and prints the table (also written to `target/bench/build.md`).
+/// The default trees: many small files, and a few large ones.
+const TREES: [(usize, usize); 2] = [(5000, 1024), (20, 5 * 1024 * 1024)];
+
+/// Runs the benchmark and prints the tables (also written to `target/bench/build.md`).
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.cache {
+        let table = crate::bench_cache::table()?;
+        println!("{table}");
+        std::fs::create_dir_all("target/bench")?;
+        std::fs::write("target/bench/build-cache.md", &table)?;
+        return Ok(());
+    }
+    let trees = match (args.files, args.size) {
+        (Some(files), Some(size)) => vec![(files, size)],
+        _ => TREES.to_vec(),
+    };
+    let mut tables = Vec::new();
+    for (files, size) in trees {
+        tables.push(tree(args, files, size)?);
+    }
+    let tables = tables.join("\n");
+    println!("{tables}");
+    std::fs::create_dir_all("target/bench")?;
+    std::fs::write("target/bench/build.md", &tables)?;
+    Ok(())
+}
+
+/// The table of one tree of `count` files of `size` bytes.
+fn tree(args: &Args, count: usize, size: usize) -> anyhow::Result<String> {
     let workspace = std::env::current_dir()?;
     let target = workspace.join("target/bench-build");
-    let files: Vec<String> = (0..args.files)
+    let files: Vec<String> = (0..count)
         .map(|index| format!("folder{:02}/file{index:05}.txt", index % FOLDERS))
         .collect();
     // Text with some variety, the same in every crate.
@@ -124,12 +162,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let contents: Vec<String> = files
         .iter()
         .map(|path| {
-            let mut text = String::with_capacity(args.size + 64);
-            while text.len() < args.size {
+            let mut text = String::with_capacity(size + 64);
+            while text.len() < size {
                 let number = numbers.next().unwrap_or_default();
                 text.push_str(&format!("{path} {number:x}\n"));
             }
-            text.truncate(args.size);
+            text.truncate(size);
             text
         })
         .collect();
@@ -155,39 +193,47 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         build(&project, &args.profile)?;
         projects.push(project);
     }
+    // This machine's speed drifts over minutes: each rebuild is paired with a rebuild of the
+    // hand-written table made just before it, and a variant's ratio is the median of its pairs'.
     let mut times: Vec<Vec<Duration>> = variants.iter().map(|_| Vec::new()).collect();
+    let mut ratios: Vec<Vec<f64>> = variants.iter().map(|_| Vec::new()).collect();
+    let rebuild = |index: usize, round: u32, pass: usize| {
+        let main = format!("{}// round {round}.{pass}\n", variants[index].main);
+        projects[index].write("src/main.rs", main);
+        build(&projects[index], &args.profile)
+    };
     for round in 1..=args.rounds {
-        for ((variant, project), times) in variants.iter().zip(&projects).zip(&mut times) {
-            project.write("src/main.rs", format!("{}// round {round}\n", variant.main));
-            times.push(build(project, &args.profile)?);
+        for index in 1..variants.len() {
+            let reference = rebuild(0, round, index)?;
+            let time = rebuild(index, round, 0)?;
+            times[0].push(reference);
+            times[index].push(time);
+            ratios[index].push(time.as_secs_f64() / reference.as_secs_f64());
         }
         eprintln!("bench-build: round {round}/{} done", args.rounds);
     }
-    let medians: Vec<Duration> = times
-        .iter_mut()
-        .map(|times| {
-            times.sort();
-            times[times.len() / 2]
-        })
-        .collect();
-    let floor = medians[0].as_secs_f64();
+    ratios[0] = vec![1.0];
     let mut table = format!(
-        "{} files of {} bytes in {FOLDERS} folders; `cargo build --profile {}` after touching `main.rs` (wall time, link included), median of {} interleaved rebuilds.\n\n\
+        "{} files of {} bytes in {FOLDERS} folders; `cargo build --profile {}` after touching `main.rs` (wall time, link included); \
+         median of {} rebuilds, and the median of each one's ratio to a rebuild of the hand-written table made just before it.\n\n\
          | embedded with | rebuild | vs hand-written |\n| --- | --- | --- |\n",
-        args.files, args.size, args.profile, args.rounds
+        count, size, args.profile, args.rounds
     );
-    for (variant, median) in variants.iter().zip(&medians) {
+    for ((variant, times), ratios) in variants.iter().zip(&mut times).zip(&mut ratios) {
         table.push_str(&format!(
             "| {} | {:.2} s | {:.2}x |\n",
             variant.label,
-            median.as_secs_f64(),
-            median.as_secs_f64() / floor
+            median(times).as_secs_f64(),
+            median(ratios)
         ));
     }
-    println!("{table}");
-    std::fs::create_dir_all("target/bench")?;
-    std::fs::write("target/bench/build.md", &table)?;
-    Ok(())
+    Ok(table)
+}
+
+/// The median of `values` (sorted in place).
+fn median<T: PartialOrd + Copy>(values: &mut [T]) -> T {
+    values.sort_by(|left, right| left.partial_cmp(right).unwrap_or(std::cmp::Ordering::Equal));
+    values[values.len() / 2]
 }
 
 /// `cargo build` of the project; its wall time.

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod bench_build;
+mod bench_cache;
 mod bench_http;
 mod bench_memory;
 mod bench_stall;

@@ -12,10 +12,24 @@ use std::process::ExitCode;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Bad arguments or input (a missing folder, a bad glob, an unreadable file): nothing was
-    /// written. Exit status 2.
+    /// Bad arguments (a name that is no identifier, an `--out` that cannot be written): nothing
+    /// was written. Exit status 2.
     #[error("{0}")]
     Usage(String),
+    /// An option that codegen refuses (a bad glob or prefix, an encoding given twice, a missing
+    /// folder): nothing was written. Exit status 2.
+    #[error("{}{source}", flag.map(|flag| format!("{flag}: ")).unwrap_or_default())]
+    Invalid {
+        /// The flag at fault, as the command line spells it; `None` for the folder.
+        flag: Option<&'static str>,
+        /// What codegen found wrong.
+        source: bindery_codegen::Error,
+    },
+    /// Building the catalog failed (an unreadable file, a symlink loop, a file that changed
+    /// during the build, a cache that is not private). Exit status 2 for bad input, 1 for the
+    /// rest; nothing was written.
+    #[error(transparent)]
+    Build(bindery_codegen::Error),
     /// Under `--check`, regenerating would change these files (one line each). Exit status 1.
     #[error("{} file(s) stale; regenerate with: {command}", stale.len())]
     Stale {
@@ -52,8 +66,16 @@ impl Error {
     /// assert_eq!(stale.exit_code(), std::process::ExitCode::FAILURE);
     /// ```
     pub fn exit_code(&self) -> ExitCode {
+        use bindery_codegen::Error as Codegen;
         match self {
-            Error::Usage(_) => ExitCode::from(2),
+            Error::Usage(_) | Error::Invalid { .. } => ExitCode::from(2),
+            Error::Build(
+                Codegen::Write { .. }
+                | Codegen::Changed { .. }
+                | Codegen::UnsafeCache { .. }
+                | Codegen::NoCacheDir,
+            ) => ExitCode::FAILURE,
+            Error::Build(_) => ExitCode::from(2),
             Error::Stale { .. } | Error::Read { .. } | Error::Write { .. } => ExitCode::FAILURE,
         }
     }
@@ -67,12 +89,9 @@ impl Error {
 }
 
 impl From<bindery_codegen::Error> for Error {
-    /// Codegen reports bad input (a missing folder, an unreadable file, an odd name) as usage
-    /// errors; a failed write of its blob cache as a write error.
+    /// Codegen's error while building, kept as it is: bad input (a missing folder, an unreadable
+    /// file, an odd name) exits 2, a failed write of its cache 1.
     fn from(error: bindery_codegen::Error) -> Self {
-        match error {
-            bindery_codegen::Error::Write { path, source } => Error::Write { path, source },
-            other => Error::Usage(other.to_string()),
-        }
+        Error::Build(error)
     }
 }

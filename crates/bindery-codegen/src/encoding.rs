@@ -1,27 +1,7 @@
-//! The content codings a catalog can carry precompressed (`precompress = ["br", "zstd", "gzip"]`),
-//! their build-time parameters, and the cargo features their encoders sit behind.
+//! The encoders' build-time parameters for each content coding, and which of them this build
+//! of codegen has (each behind a cargo feature but gzip).
 
-use std::fmt;
-use std::str::FromStr;
-
-/// A content coding computed at build time and only ever sent as-is: the runtime never decodes
-/// `br` or `zstd` (and decodes `gzip` only as the `gzip` mode's own storage).
-///
-/// ```
-/// use bindery_codegen::Encoding;
-/// assert_eq!("br".parse::<Encoding>().unwrap(), Encoding::Br);
-/// assert_eq!(Encoding::Zstd.to_string(), "zstd");
-/// assert!("deflate".parse::<Encoding>().is_err());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Encoding {
-    /// Brotli (RFC 7932), quality 11, window up to 16 MiB.
-    Br,
-    /// Zstandard (RFC 8878), level 19, window at most 8 MiB as RFC 9659 requires for HTTP.
-    Zstd,
-    /// Gzip (RFC 1952), at the catalog's level (9 unless asked otherwise).
-    Gzip,
-}
+use crate::Encoding;
 
 /// Brotli quality: the best; paid once per file content thanks to the blob cache.
 pub const BROTLI_QUALITY: u32 = 11;
@@ -32,66 +12,22 @@ pub const ZSTD_LEVEL: i32 = 19;
 /// Zstandard window: 2^23 bytes (8 MiB), the most browsers accept for `Content-Encoding: zstd`.
 pub const ZSTD_WINDOW_LOG: u32 = 23;
 
-impl Encoding {
-    /// Every encoding, in the order catalogs list their variants.
-    pub const ALL: [Encoding; 3] = [Encoding::Br, Encoding::Zstd, Encoding::Gzip];
-
-    /// The name used in options and in `Content-Encoding`: `br`, `zstd` or `gzip`.
-    ///
-    /// ```
-    /// assert_eq!(bindery_codegen::Encoding::Br.as_str(), "br");
-    /// ```
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Encoding::Br => "br",
-            Encoding::Zstd => "zstd",
-            Encoding::Gzip => "gzip",
-        }
-    }
-
-    /// The file extension of its blobs, also the suffix of its ETags: `br`, `zst`, `gz`.
-    pub const fn extension(self) -> &'static str {
-        match self {
-            Encoding::Br => "br",
-            Encoding::Zstd => "zst",
-            Encoding::Gzip => "gz",
-        }
-    }
-
-    /// The cargo feature of bindery (and of this crate) that compiles its encoder; gzip is always
-    /// there.
-    ///
-    /// ```
-    /// use bindery_codegen::Encoding;
-    /// assert_eq!(Encoding::Zstd.feature(), Some("zstd"));
-    /// assert_eq!(Encoding::Gzip.feature(), None);
-    /// ```
-    pub const fn feature(self) -> Option<&'static str> {
-        match self {
-            Encoding::Br => Some("br"),
-            Encoding::Zstd => Some("zstd"),
-            Encoding::Gzip => None,
-        }
-    }
-
-    /// Whether this build of codegen can produce it (its feature is on).
-    pub const fn is_available(self) -> bool {
-        match self {
-            Encoding::Br => cfg!(feature = "br"),
-            Encoding::Zstd => cfg!(feature = "zstd"),
-            Encoding::Gzip => true,
-        }
-    }
-}
-
-impl fmt::Display for Encoding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+/// Whether this build of codegen can produce `encoding` (its feature is on).
+///
+/// ```
+/// use bindery_codegen::{Encoding, is_compiled_in};
+/// assert!(is_compiled_in(Encoding::Gzip));
+/// ```
+pub const fn is_compiled_in(encoding: Encoding) -> bool {
+    match encoding {
+        Encoding::Br => cfg!(feature = "br"),
+        Encoding::Zstd => cfg!(feature = "zstd"),
+        Encoding::Gzip => true,
     }
 }
 
 /// Checks a `precompress` list: no encoding twice, and every one compiled in (its feature on).
-/// The manifest build applies it; front doors call it to report in their own words first.
+/// [`Options::validate`](crate::Options::validate) applies it, each problem with its index.
 ///
 /// ```
 /// use bindery_codegen::{Encoding, Error, check_precompress};
@@ -100,42 +36,21 @@ impl fmt::Display for Encoding {
 /// assert!(matches!(twice, Error::DuplicateEncoding { encoding: Encoding::Gzip }));
 /// ```
 pub fn check_precompress(encodings: &[Encoding]) -> Result<(), crate::Error> {
-    for (index, &encoding) in encodings.iter().enumerate() {
-        if encodings[..index].contains(&encoding) {
-            return Err(crate::Error::DuplicateEncoding { encoding });
-        }
-        if !encoding.is_available() {
-            return Err(crate::Error::EncodingUnavailable {
-                encoding,
-                feature: encoding.feature().unwrap_or_default(),
-            });
-        }
+    match (0..encodings.len()).find_map(|index| precompress_problem(encodings, index)) {
+        Some(error) => Err(error),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// A name that is not one of the encodings bindery precompresses.
-///
-/// ```
-/// let error = "deflate".parse::<bindery_codegen::Encoding>().unwrap_err();
-/// assert_eq!(error.to_string(), "unknown encoding `deflate` (expected br, zstd or gzip)");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown encoding `{name}` (expected br, zstd or gzip)")]
-pub struct ParseEncodingError {
-    /// The name as given.
-    pub name: String,
-}
-
-impl FromStr for Encoding {
-    type Err = ParseEncodingError;
-
-    fn from_str(name: &str) -> Result<Self, ParseEncodingError> {
-        Encoding::ALL
-            .into_iter()
-            .find(|encoding| encoding.as_str() == name)
-            .ok_or_else(|| ParseEncodingError {
-                name: name.to_owned(),
-            })
+/// What is wrong with the encoding at `index` of a `precompress` list: given before, or not
+/// compiled in.
+pub(crate) fn precompress_problem(encodings: &[Encoding], index: usize) -> Option<crate::Error> {
+    let encoding = encodings[index];
+    if encodings[..index].contains(&encoding) {
+        return Some(crate::Error::DuplicateEncoding { encoding });
     }
+    (!is_compiled_in(encoding)).then(|| crate::Error::EncodingUnavailable {
+        encoding,
+        feature: encoding.feature().unwrap_or_default(),
+    })
 }

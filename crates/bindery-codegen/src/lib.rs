@@ -14,31 +14,50 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod build;
+mod cache;
 mod compress;
-pub mod describe;
 pub mod emit;
 mod encoding;
-mod error;
-mod hashes;
+mod identity;
 mod manifest;
 mod options;
 pub mod pack;
 pub mod render;
-pub mod scan;
 mod track;
+mod validate;
 
-pub use compress::{MIN_SAVING_PERCENT, default_cache_dir};
+pub use bindery_core::key::normalise_prefix;
+pub use bindery_core::{Encoding, Error, Mode, ParseEncodingError, ParseModeError, describe, scan};
+
+pub use cache::default_cache_dir;
+pub use compress::MIN_SAVING_PERCENT;
 pub use encoding::{
-    BROTLI_QUALITY, BROTLI_WINDOW_LOG, Encoding, ParseEncodingError, ZSTD_LEVEL, ZSTD_WINDOW_LOG,
-    check_precompress,
+    BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
+    is_compiled_in,
 };
-pub use error::Error;
 pub use manifest::{Entry, Manifest, Rules, Stored, Variant};
 pub use options::{
-    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Mode, Options, ParseModeError, Progress,
-    normalise_prefix, parse_large_threshold,
+    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Options, Progress, parse_large_threshold,
 };
 pub use track::{TRACKED_ENV, is_tracked, track};
+pub use validate::{Concern, Problem};
+
+/// The version of the contract between generated code and the `bindery` runtime: the hidden
+/// fields of `EmbeddedFile` and what `bindery::__private_v1` offers. Code this crate emits names
+/// `::bindery::__private_v{CONTRACT}`, and generated modules record it, so a module meets only a
+/// runtime that reads it (ARCHITECTURE.md, "The generated-code contract").
+///
+/// ```
+/// assert_eq!(bindery_codegen::CONTRACT, 1);
+/// ```
+pub const CONTRACT: u32 = 1;
+
+/// The path of the runtime's private module for [`CONTRACT`].
+pub(crate) fn private_module() -> proc_macro2::TokenStream {
+    let module = quote::format_ident!("__private_v{}", CONTRACT);
+    quote::quote!(::bindery::#module)
+}
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -1,78 +1,8 @@
 //! What to embed and how: the mode and the options shared by the macro, the xtask and build scripts.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use crate::{Encoding, Error, Manifest};
-
-/// How the catalog stores its files; mirrors `bindery::Mode`.
-///
-/// ```
-/// use bindery_codegen::Mode;
-/// assert_eq!("copy".parse::<Mode>().unwrap(), Mode::Copy);
-/// assert_eq!(Mode::Gzip.to_string(), "gzip");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Mode {
-    /// Raw bytes, lent out without a copy.
-    #[default]
-    Static,
-    /// Gzip-compressed at build time.
-    Gzip,
-    /// Raw bytes, copied on every read.
-    Copy,
-}
-
-impl Mode {
-    /// Every mode, in the order the docs list them.
-    pub const ALL: [Mode; 3] = [Mode::Static, Mode::Gzip, Mode::Copy];
-
-    /// The mode's name: `static`, `gzip` or `copy`.
-    ///
-    /// ```
-    /// assert_eq!(bindery_codegen::Mode::Static.as_str(), "static");
-    /// ```
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Mode::Static => "static",
-            Mode::Gzip => "gzip",
-            Mode::Copy => "copy",
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A name that is not one of the three modes.
-///
-/// ```
-/// let error = "brotli".parse::<bindery_codegen::Mode>().unwrap_err();
-/// assert_eq!(error.to_string(), "unknown mode `brotli` (expected static, gzip or copy)");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown mode `{name}` (expected static, gzip or copy)")]
-pub struct ParseModeError {
-    /// The name as given.
-    pub name: String,
-}
-
-impl FromStr for Mode {
-    type Err = ParseModeError;
-
-    fn from_str(name: &str) -> Result<Self, ParseModeError> {
-        Mode::ALL
-            .into_iter()
-            .find(|mode| mode.as_str() == name)
-            .ok_or_else(|| ParseModeError {
-                name: name.to_owned(),
-            })
-    }
-}
+use crate::{Encoding, Error, Manifest, Mode, normalise_prefix};
 
 /// The gzip level used unless another is asked for: the best compression, paid once per file
 /// content thanks to the blob cache.
@@ -132,6 +62,7 @@ pub struct Options {
     pub(crate) large_threshold: Option<u64>,
     pub(crate) precompress: Vec<Encoding>,
     pub(crate) pack: bool,
+    pub(crate) snapshots: bool,
 }
 
 impl Options {
@@ -156,6 +87,7 @@ impl Options {
             large_threshold: Some(DEFAULT_LARGE_THRESHOLD),
             precompress: Vec::new(),
             pack: false,
+            snapshots: false,
         }
     }
 
@@ -172,6 +104,23 @@ impl Options {
     /// ```
     pub fn pack(mut self, pack: bool) -> Self {
         self.pack = pack;
+        self
+    }
+
+    /// Gives every raw file outside the pack a private copy in the cache, written from the
+    /// bytes that were hashed ([`Entry::snapshot`](crate::Entry::snapshot)), so that the
+    /// generated code includes what was hashed even if the source changes while the build
+    /// runs. The macro does; generated modules, which are committed, include each source.
+    ///
+    /// ```
+    /// let root = std::path::absolute("../../assets/fixtures").unwrap();
+    /// let manifest = bindery_codegen::Options::new(root).snapshots(true).build().unwrap();
+    /// let page = manifest.entries.iter().find(|entry| entry.path == "index.html").unwrap();
+    /// assert_eq!(std::fs::read(page.stored_path()).unwrap(), std::fs::read(&page.source).unwrap());
+    /// assert_ne!(page.stored_path(), page.source);
+    /// ```
+    pub fn snapshots(mut self, snapshots: bool) -> Self {
+        self.snapshots = snapshots;
         self
     }
 
@@ -223,7 +172,9 @@ impl Options {
         self
     }
 
-    /// Sets where compressed blobs are cached (see [`default_cache_dir`](crate::default_cache_dir)).
+    /// Sets where compressed blobs, packs and snapshots are cached (see
+    /// [`default_cache_dir`](crate::default_cache_dir)). The folder is created if needed and must
+    /// belong to the user who builds; one that others may write to is made private (mode 0700).
     pub fn cache_dir(mut self, cache_dir: impl Into<PathBuf>) -> Self {
         self.cache_dir = Some(cache_dir.into());
         self
@@ -266,7 +217,7 @@ impl Options {
 
     /// Scans the folder and builds the manifest: see [`Manifest`].
     pub fn build(&self) -> Result<Manifest, Error> {
-        crate::manifest::build(self, &mut |_| {})
+        crate::build::build(self, &mut |_| {})
     }
 
     /// Like [`build`](Self::build), reporting each file as it is done (for progress bars).
@@ -282,7 +233,7 @@ impl Options {
         &self,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Manifest, Error> {
-        crate::manifest::build(self, progress)
+        crate::build::build(self, progress)
     }
 
     /// The prefix in its normal form (`""` or ending in `/`), or why it is refused.
@@ -302,44 +253,4 @@ pub struct Progress<'a> {
     pub path: &'a str,
     /// Its size in bytes.
     pub len: u64,
-}
-
-/// Checks a catalog path prefix and gives it its normal form: `""` or a clean relative path
-/// ending in `/`.
-///
-/// ```
-/// use bindery_codegen::normalise_prefix;
-/// assert_eq!(normalise_prefix("static").unwrap(), "static/");
-/// assert_eq!(normalise_prefix("a/b/").unwrap(), "a/b/");
-/// assert_eq!(normalise_prefix("").unwrap(), "");
-/// assert!(normalise_prefix("../up").is_err());
-/// ```
-pub fn normalise_prefix(prefix: &str) -> Result<String, Error> {
-    let refuse = |reason| {
-        Err(Error::Prefix {
-            prefix: prefix.to_owned(),
-            reason,
-        })
-    };
-    let trimmed = prefix.strip_suffix('/').unwrap_or(prefix);
-    if trimmed.is_empty() {
-        return if prefix.is_empty() {
-            Ok(String::new())
-        } else {
-            refuse("it must be relative")
-        };
-    }
-    if trimmed.starts_with('/') {
-        return refuse("it must be relative");
-    }
-    if trimmed.contains(['\\', '\0']) {
-        return refuse("it must not hold backslashes or NUL");
-    }
-    if trimmed
-        .split('/')
-        .any(|segment| segment.is_empty() || segment == "." || segment == "..")
-    {
-        return refuse("it must not hold empty, `.` or `..` segments");
-    }
-    Ok(format!("{trimmed}/"))
 }

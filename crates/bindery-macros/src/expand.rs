@@ -2,10 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use bindery_codegen::emit::{self, Locator};
-use bindery_codegen::{Error, is_tracked};
+use bindery_codegen::{Error, Progress, is_tracked};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -29,8 +27,17 @@ pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
 /// `bindery_codegen::emit::catalog_text`), or, on an error, its tokens: `compile_error!` at the
 /// offending argument next to an empty catalog.
 pub(crate) fn expand_text(tokens: TokenStream) -> Result<String, TokenStream> {
+    expand_text_with(tokens, &mut |_| {})
+}
+
+/// [`expand_text`], reporting each file as it is stored (tests use it to change a file during
+/// the expansion).
+pub(crate) fn expand_text_with(
+    tokens: TokenStream,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<String, TokenStream> {
     syn::parse2::<Input>(tokens)
-        .and_then(try_expand)
+        .and_then(|input| try_expand(input, progress))
         .map_err(|error| {
             let error = error.to_compile_error();
             quote! {{
@@ -40,47 +47,32 @@ pub(crate) fn expand_text(tokens: TokenStream) -> Result<String, TokenStream> {
         })
 }
 
-fn try_expand(input: Input) -> syn::Result<String> {
+fn try_expand(input: Input, progress: &mut dyn FnMut(Progress<'_>)) -> syn::Result<String> {
     let manifest_dir = manifest_dir()?;
-    let mut settings = validate(input, &manifest_dir)?;
-    // Files read by the assembler are invisible to rustc's change tracking: take that path only
-    // for folders a build script tracks, else fall back to `include_bytes!`.
+    let settings = validate(input, &manifest_dir)?;
+    // Without a build script tracking the folder, the expansion names each source it holds
+    // through a copy (the pack, snapshots read by `include_bytes!` or the assembler), the only
+    // way cargo learns of files on stable Rust; with one, cargo watches the folder itself.
     let tracked = is_tracked(settings.options.root());
-    if !tracked {
-        if let Some(span) = settings.large {
-            return Err(syn::Error::new(
-                span,
-                "`large` needs the folder tracked by the build script: add \
-                 `bindery_codegen::track(\"<folder>\")` to build.rs",
-            ));
-        }
-        settings.options = settings.options.clone().large_threshold(None);
-    }
     // Small raw files go into one blob: one `include_bytes!` for rustc instead of thousands.
+    // Every other raw file is included through a private copy made from the bytes that were
+    // hashed, so the compiler reads exactly what the ETag names.
     let mut manifest = settings
         .options
         .clone()
         .pack(true)
-        .build()
+        .snapshots(true)
+        .build_with_progress(progress)
         .map_err(|error| spanned(&settings, &manifest_dir, &error))?;
     // A build script tracking the folder makes cargo rebuild on any change in it (added files
-    // too); without one, each packed file must be named to rustc for cargo to see it.
-    if let Some(pack) = &mut manifest.pack {
-        pack.name_each_file = !tracked;
-    }
-    // Tells apart the catalogs of one crate in assembler symbol names; deterministic (expansion
-    // order and the folder as written), never a path of this machine.
-    static EXPANSIONS: AtomicUsize = AtomicUsize::new(0);
-    let salt = format!(
-        "macro:{}:{}",
-        EXPANSIONS.fetch_add(1, Ordering::Relaxed),
-        settings.folder.value()
-    );
+    // too); without one, each source included through a copy must be named to rustc for cargo
+    // to see it.
+    manifest.name_sources = !tracked;
     // Built in proc-macro2's own token types (pure Rust) and written out as text: made token by
     // token through the compiler's bridge, a 5,000-file table took 60 ms of the macro's 120.
     let catalog = {
         let _fallback = Fallback::force();
-        emit::catalog_text(&manifest, &Locator::ManifestDir(manifest_dir), &salt)
+        emit::catalog_text(&manifest, &Locator::ManifestDir(manifest_dir))
     };
     // A const item gives the nested slices a 'static lifetime in any expression position, so the
     // macro works in a `static`, a `const` or a `let` alike.
@@ -116,30 +108,13 @@ fn manifest_dir() -> syn::Result<PathBuf> {
         })
 }
 
-/// Points a codegen error at the argument it is about, with paths shown relative to the crate.
+/// Points a build error at the folder argument (validation problems were spanned before), with
+/// paths shown relative to the crate.
 fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Error {
-    let span = match error {
-        Error::Glob { glob, .. } => settings
-            .globs
-            .iter()
-            .find(|literal| literal.value() == *glob)
-            .map(|literal| literal.span()),
-        Error::Prefix { .. } => settings.prefix.as_ref().map(|literal| literal.span()),
-        _ => None,
-    }
-    .unwrap_or_else(|| settings.folder.span());
-    let message = match error {
-        Error::MissingFolder { .. } => format!(
-            "folder `{}` does not exist (paths are relative to the crate's Cargo.toml; \
-             add `allow_missing = true` if it is built later)",
-            settings.folder.value()
-        ),
-        other => {
-            let base = format!("{}/", manifest_dir.display());
-            other.to_string().replace(&base, "")
-        }
-    };
-    syn::Error::new(span, message)
+    syn::Error::new(
+        settings.folder.span(),
+        crate::validate::message(error, manifest_dir),
+    )
 }
 
 #[cfg(test)]
@@ -202,6 +177,33 @@ mod tests {
             text.contains("Catalog :: empty"),
             "falls back to an empty catalog: {text}"
         );
+    }
+
+    #[test]
+    fn a_file_rewritten_between_the_scan_and_the_emit_is_a_compile_error_naming_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in ["a.txt", "b.txt", "large.bin"] {
+            std::fs::write(dir.path().join(name), b"before").expect("write");
+        }
+        std::fs::write(dir.path().join("large.bin"), vec![1u8; 2 << 20]).expect("write");
+        let folder = dir.path().to_str().expect("UTF-8 temp path");
+        for rewritten in ["a.txt", "large.bin"] {
+            let path = dir.path().join(rewritten);
+            // A front-end watcher rewrites the file once the macro has read it.
+            let expanded = super::expand_text_with(quote!(#folder), &mut |progress| {
+                if progress.path == rewritten {
+                    std::fs::write(&path, b"after, and longer").expect("rewrite");
+                }
+            });
+            let text = expanded.expect_err("a compile error").to_string();
+            assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+            assert!(
+                text.contains(&format!(
+                    "{rewritten}` changed during the build; build again"
+                )),
+                "{text}"
+            );
+        }
     }
 
     #[test]

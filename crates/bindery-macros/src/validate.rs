@@ -1,10 +1,10 @@
-//! Checking the parsed arguments and turning them into codegen options, every error spanned on
-//! the argument at fault.
+//! Checking the parsed arguments: each key and the kind of its value here, every other rule in
+//! `Options::validate` (bindery-codegen), whose problems are spanned on the argument they concern.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use bindery_codegen::{Encoding, Mode, Options, normalise_prefix, scan::compile_glob};
+use bindery_codegen::{Concern, Encoding, Error, Mode, Options};
 use proc_macro2::Span;
 use syn::LitStr;
 
@@ -17,152 +17,242 @@ const KEYS: &str =
 pub(crate) struct Settings {
     pub options: Options,
     pub folder: LitStr,
-    pub globs: Vec<LitStr>,
-    pub prefix: Option<LitStr>,
-    /// The `large` argument, when given explicitly.
-    pub large: Option<Span>,
+}
+
+/// Where each option was written (the argument's place among the arguments, and the span of
+/// the literal), so that a problem points at its argument.
+#[derive(Default)]
+struct Spans {
+    /// The argument being applied.
+    argument: usize,
+    include: Vec<(usize, Span)>,
+    exclude: Vec<(usize, Span)>,
+    prefix: Option<(usize, Span)>,
+    level: Option<(usize, Span)>,
+    precompress: Vec<(usize, Span)>,
+}
+
+/// All errors of one expansion, each with the place of its argument, shown in argument order.
+#[derive(Default)]
+struct Errors(Vec<(usize, syn::Error)>);
+
+impl Errors {
+    fn push(&mut self, argument: usize, error: syn::Error) {
+        self.0.push((argument, error));
+    }
+
+    /// One `syn::Error` holding them all, in argument order.
+    fn combined(mut self) -> Option<syn::Error> {
+        self.0.sort_by_key(|(argument, _)| *argument);
+        self.0
+            .into_iter()
+            .map(|(_, error)| error)
+            .reduce(|mut all, error| {
+                all.combine(error);
+                all
+            })
+    }
 }
 
 /// Validates every argument, collecting all errors rather than stopping at the first.
 pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, syn::Error> {
-    let mut errors: Option<syn::Error> = None;
-    let mut push = |error: syn::Error| match &mut errors {
-        Some(all) => all.combine(error),
-        None => errors = Some(error),
-    };
+    let mut errors = Errors::default();
     let mut options = Options::new(manifest_dir.join(input.folder.value()));
-    let mut globs = Vec::new();
-    let mut prefix = None;
-    let mut large = None;
+    let mut spans = Spans::default();
     let mut seen = HashSet::new();
-    for arg in input.args {
+    for (argument, arg) in input.args.into_iter().enumerate() {
+        let argument = argument + 1;
+        spans.argument = argument;
         let key = arg.key.to_string();
         if !seen.insert(key.clone()) {
-            push(syn::Error::new(
-                arg.key.span(),
-                format!("`{key}` is given twice"),
-            ));
+            let error = syn::Error::new(arg.key.span(), format!("`{key}` is given twice"));
+            errors.push(argument, error);
             continue;
         }
-        match (key.as_str(), arg.value) {
-            ("mode", Value::Str(mode)) => match mode.value().parse::<Mode>() {
-                Ok(parsed) => options = options.mode(parsed),
-                Err(error) => push(syn::Error::new(mode.span(), error.to_string())),
-            },
-            ("include" | "exclude", Value::Str(glob)) => {
-                add_glob(&mut options, &key, &glob, &mut push);
-                globs.push(glob);
+        options = match apply(options.clone(), &key, arg.value, &mut spans) {
+            Ok(applied) => applied,
+            Err(None) => {
+                let message = format!("unknown option `{key}` (expected one of: {KEYS})");
+                errors.push(argument, syn::Error::new(arg.key.span(), message));
+                options
             }
-            ("include" | "exclude", Value::List(list)) => {
-                for glob in list {
-                    add_glob(&mut options, &key, &glob, &mut push);
-                    globs.push(glob);
-                }
+            Err(Some(error)) => {
+                errors.push(argument, error);
+                options
             }
-            ("prefix", Value::Str(value)) => {
-                match normalise_prefix(&value.value()) {
-                    Ok(_) => options = options.prefix(value.value()),
-                    Err(error) => push(syn::Error::new(value.span(), error.to_string())),
-                }
-                prefix = Some(value);
-            }
-            ("level", Value::Int(level)) => match level.base10_parse::<u32>() {
-                Ok(parsed @ 0..=9) => options = options.level(parsed),
-                _ => push(syn::Error::new(level.span(), "`level` must be 0 to 9")),
-            },
-            ("large", Value::Int(bytes)) => match bytes.base10_parse::<u64>() {
-                Ok(threshold) => {
-                    options = options.large_threshold(Some(threshold));
-                    large = Some(bytes.span());
-                }
-                Err(_) => push(syn::Error::new(
-                    bytes.span(),
-                    "`large` must be a number of bytes",
-                )),
-            },
-            ("large", Value::Str(text)) if text.value() == "off" => {
-                options = options.large_threshold(None);
-                large = Some(text.span());
-            }
-            ("large", value) => push(wrong_kind(&key, "a number of bytes or \"off\"", &value)),
-            ("precompress", Value::List(names)) => {
-                options = options.precompress(encodings(&names, &mut push));
-            }
-            ("precompress", Value::Str(name)) => {
-                options = options.precompress(encodings(&[name], &mut push));
-            }
-            ("precompress", value) => push(wrong_kind(
-                &key,
-                "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
-                &value,
-            )),
-            ("hidden", Value::Bool(flag)) => options = options.include_hidden(flag.value),
-            ("modified", Value::Bool(flag)) => options = options.modified(flag.value),
-            ("allow_missing", Value::Bool(flag)) => options = options.allow_missing(flag.value),
-            ("mode" | "prefix", value) => push(wrong_kind(&key, "a string", &value)),
-            ("include" | "exclude", value) => {
-                push(wrong_kind(&key, "a glob string or a list of them", &value))
-            }
-            ("level", value) => push(wrong_kind(&key, "an integer from 0 to 9", &value)),
-            ("hidden" | "modified" | "allow_missing", value) => {
-                push(wrong_kind(&key, "`true` or `false`", &value))
-            }
-            _ => push(syn::Error::new(
-                arg.key.span(),
-                format!("unknown option `{key}` (expected one of: {KEYS})"),
-            )),
+        };
+    }
+    if let Err(problems) = options.validate() {
+        let is_argument_wrong = !errors.0.is_empty()
+            || problems
+                .iter()
+                .any(|problem| problem.concern != Concern::Folder);
+        for problem in problems {
+            let place = match problem.concern {
+                Concern::Include(index) => spans.include.get(index).copied(),
+                Concern::Exclude(index) => spans.exclude.get(index).copied(),
+                Concern::Prefix => spans.prefix,
+                Concern::Level => spans.level,
+                Concern::Precompress(index) => spans.precompress.get(index).copied(),
+                // The folder is looked at once the arguments are right.
+                _ if is_argument_wrong => continue,
+                _ => None,
+            };
+            let (argument, span) = place.unwrap_or((0, input.folder.span()));
+            let error = syn::Error::new(span, message(&problem.error, manifest_dir));
+            errors.push(argument, error);
         }
     }
-    match errors {
+    match errors.combined() {
         Some(errors) => Err(errors),
         None => Ok(Settings {
             options,
             folder: input.folder,
-            globs,
-            prefix,
-            large,
         }),
     }
 }
 
-/// The encodings named in `precompress`, each error spanned on its name: unknown, given twice,
-/// or needing a feature that is off.
-fn encodings(names: &[LitStr], push: &mut impl FnMut(syn::Error)) -> Vec<Encoding> {
-    let mut chosen = Vec::new();
-    for name in names {
-        match name.value().parse::<Encoding>() {
-            Err(error) => push(syn::Error::new(name.span(), error.to_string())),
-            Ok(encoding) if chosen.contains(&encoding) => push(syn::Error::new(
-                name.span(),
-                format!("`{encoding}` is given twice in `precompress`"),
-            )),
-            Ok(encoding) if !encoding.is_available() => {
-                let feature = encoding.feature().unwrap_or_default();
-                push(syn::Error::new(
-                    name.span(),
-                    format!(
-                        "precompress `{encoding}` needs the `{feature}` feature of bindery: \
-                         bindery = {{ version = \"…\", features = [\"{feature}\"] }}"
-                    ),
-                ));
-            }
-            Ok(encoding) => chosen.push(encoding),
-        }
+/// A codegen error as the macro shows it: paths relative to the crate, and for a missing folder
+/// the two things a user most often needs to know.
+pub(crate) fn message(error: &Error, manifest_dir: &Path) -> String {
+    let base = format!("{}/", manifest_dir.display());
+    let text = error.to_string().replace(&base, "");
+    match error {
+        Error::MissingFolder { .. } => format!(
+            "{text} (paths are relative to the crate's Cargo.toml; add `allow_missing = true` \
+             if it is built later)"
+        ),
+        _ => text,
     }
-    chosen
 }
 
-fn add_glob(options: &mut Options, key: &str, glob: &LitStr, push: &mut impl FnMut(syn::Error)) {
-    if let Err(error) = compile_glob(&glob.value()) {
-        push(syn::Error::new(glob.span(), error.to_string()));
-        return;
+/// `options` with one argument applied; `Err(None)` for an unknown key, `Err(Some(_))` for a
+/// value of the wrong kind or that does not parse.
+fn apply(
+    options: Options,
+    key: &str,
+    value: Value,
+    spans: &mut Spans,
+) -> Result<Options, Option<syn::Error>> {
+    Ok(match (key, value) {
+        ("mode", Value::Str(mode)) => match mode.value().parse::<Mode>() {
+            Ok(parsed) => options.mode(parsed),
+            Err(error) => return Err(Some(syn::Error::new(mode.span(), error.to_string()))),
+        },
+        ("include", Value::Str(glob)) => include(options, spans, &[glob]),
+        ("include", Value::List(globs)) => include(options, spans, &globs),
+        ("exclude", Value::Str(glob)) => exclude(options, spans, &[glob]),
+        ("exclude", Value::List(globs)) => exclude(options, spans, &globs),
+        ("prefix", Value::Str(prefix)) => {
+            spans.prefix = Some((spans.argument, prefix.span()));
+            options.prefix(prefix.value())
+        }
+        ("level", Value::Int(level)) => {
+            spans.level = Some((spans.argument, level.span()));
+            match level.base10_parse::<u32>() {
+                Ok(parsed) => options.level(parsed),
+                Err(_) => {
+                    return Err(Some(wrong_kind(
+                        key,
+                        "an integer from 0 to 9",
+                        &Value::Int(level),
+                    )));
+                }
+            }
+        }
+        ("large", Value::Int(bytes)) => match bytes.base10_parse::<u64>() {
+            Ok(threshold) => options.large_threshold(Some(threshold)),
+            Err(_) => {
+                return Err(Some(syn::Error::new(
+                    bytes.span(),
+                    "`large` must be a number of bytes",
+                )));
+            }
+        },
+        ("large", Value::Str(text)) if text.value() == "off" => options.large_threshold(None),
+        ("precompress", Value::List(names)) => precompress(options, spans, &names)?,
+        ("precompress", Value::Str(name)) => precompress(options, spans, &[name])?,
+        ("hidden", Value::Bool(flag)) => options.include_hidden(flag.value),
+        ("modified", Value::Bool(flag)) => options.modified(flag.value),
+        ("allow_missing", Value::Bool(flag)) => options.allow_missing(flag.value),
+        (key @ ("mode" | "prefix"), value) => {
+            return Err(Some(wrong_kind(key, "a string", &value)));
+        }
+        (key @ ("include" | "exclude"), value) => {
+            return Err(Some(wrong_kind(
+                key,
+                "a glob string or a list of them",
+                &value,
+            )));
+        }
+        (key @ "level", value) => {
+            return Err(Some(wrong_kind(key, "an integer from 0 to 9", &value)));
+        }
+        (key @ "large", value) => {
+            return Err(Some(wrong_kind(
+                key,
+                "a number of bytes or \"off\"",
+                &value,
+            )));
+        }
+        (key @ "precompress", value) => {
+            return Err(Some(wrong_kind(
+                key,
+                "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
+                &value,
+            )));
+        }
+        (key @ ("hidden" | "modified" | "allow_missing"), value) => {
+            return Err(Some(wrong_kind(key, "`true` or `false`", &value)));
+        }
+        _ => return Err(None),
+    })
+}
+
+fn include(mut options: Options, spans: &mut Spans, globs: &[LitStr]) -> Options {
+    for glob in globs {
+        spans.include.push((spans.argument, glob.span()));
+        options = options.include(glob.value());
     }
-    let taken = std::mem::replace(options, Options::new(""));
-    *options = if key == "include" {
-        taken.include(glob.value())
-    } else {
-        taken.exclude(glob.value())
-    };
+    options
+}
+
+fn exclude(mut options: Options, spans: &mut Spans, globs: &[LitStr]) -> Options {
+    for glob in globs {
+        spans.exclude.push((spans.argument, glob.span()));
+        options = options.exclude(glob.value());
+    }
+    options
+}
+
+/// `precompress`: names parsed here, every other rule (twice, a feature that is off) checked by
+/// `Options::validate` with the names' spans.
+fn precompress(
+    options: Options,
+    spans: &mut Spans,
+    names: &[LitStr],
+) -> Result<Options, Option<syn::Error>> {
+    let mut encodings = Vec::new();
+    let mut error: Option<syn::Error> = None;
+    for name in names {
+        match name.value().parse::<Encoding>() {
+            Ok(encoding) => {
+                encodings.push(encoding);
+                spans.precompress.push((spans.argument, name.span()));
+            }
+            Err(parse) => {
+                let new = syn::Error::new(name.span(), parse.to_string());
+                match &mut error {
+                    Some(all) => all.combine(new),
+                    None => error = Some(new),
+                }
+            }
+        }
+    }
+    match error {
+        Some(error) => Err(Some(error)),
+        None => Ok(options.precompress(encodings)),
+    }
 }
 
 fn wrong_kind(key: &str, expected: &str, value: &Value) -> syn::Error {

@@ -2,7 +2,7 @@
 //!
 //! Compiled only with the `dev` feature in builds with debug assertions, where generated code
 //! gives the catalog a [`DevSource`] (the folder and the build's include/exclude globs, `hidden`
-//! and `modified` options). Which files belong is decided by `bindery-codegen`'s own [`Filter`]
+//! and `modified` options). Which files belong is decided by `bindery-core`'s [`Filter`]
 //! and walk, the ones the build used; their metadata by its [`describe`] functions, so a file has
 //! the same ETag, media type and `Content-Type` here as in a release build.
 //!
@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bindery_codegen::describe;
-use bindery_codegen::scan::{self, Filter};
+use bindery_core::describe;
+use bindery_core::scan::{self, Filter};
 
-use crate::__private::DevSource;
+use crate::__private_v1::DevSource;
 use crate::EmbeddedFile;
 use crate::lookup;
 
@@ -185,9 +185,9 @@ fn version(
     modified: Option<u64>,
 ) -> &'static EmbeddedFile {
     let mime = describe::mime(relative);
-    let info = Box::leak(Box::new(crate::__private::Info {
+    let info = Box::leak(Box::new(crate::__private_v1::Info {
         modified,
-        ..crate::__private::Info::plain(
+        ..crate::__private_v1::Info::plain(
             Vec::leak(bytes),
             mime,
             String::leak(describe::content_type(mime)),

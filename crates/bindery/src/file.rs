@@ -36,7 +36,7 @@ pub struct EmbeddedFile {
     pub __len: usize,
     /// What the file shares with others (the blob, the media type) or has alone.
     #[doc(hidden)]
-    pub __info: &'static crate::__private::Info,
+    pub __info: &'static crate::__private_v1::Info,
 }
 
 /// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.

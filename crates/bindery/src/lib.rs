@@ -40,20 +40,23 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private;
+pub mod __private_v1;
 mod catalog;
+mod contract;
 #[cfg(all(feature = "dev", debug_assertions))]
 mod dev;
 mod dir;
-mod encoding;
 mod error;
 mod file;
 mod lookup;
-mod mode;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
 
+/// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].
+pub use bindery_core::Encoding;
+/// How a catalog stores its files and what [`Catalog::get`] returns.
+pub use bindery_core::{Mode, ParseModeError};
 /// Embeds a folder as a [`Catalog`] at compile time.
 ///
 /// `embed!("folder", option = value, ...)`: the folder is relative to the crate's `Cargo.toml`.
@@ -70,11 +73,11 @@ pub mod serve;
 /// | `level` | gzip level 0 to 9 | 9 |
 /// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |
 /// | `precompress` | a list of `"br"`, `"zstd"`, `"gzip"`: wire variants made at build time, sent as-is to clients that accept them (see [`EmbeddedFile::encoded`]) | none |
-/// | `large` | stored size in bytes from which a file enters through the assembler instead of `include_bytes!` (`0`: every file; `"off"`: never); needs the folder tracked by the build script | 1 MiB when tracked, else off |
+/// | `large` | stored size in bytes from which a file enters through the assembler instead of `include_bytes!` (`0`: every file; `"off"`: never); files of this size are never packed | 1 MiB |
 ///
 /// Every mistake is a compile error pointing at the argument at fault: a missing folder, a path
 /// that is not a folder, an unknown mode, option or encoding, a bad glob, an unreadable file, a
-/// symlink loop, `large` on an untracked folder, `precompress = ["br"]` without the `br` feature.
+/// symlink loop, `precompress = ["br"]` without the `br` feature.
 ///
 /// `precompress` works in every mode: the mode still decides what [`Catalog::get`] returns and
 /// what is stored as the file's own bytes; variants are only ever sent as they are, so the
@@ -83,12 +86,13 @@ pub mod serve;
 /// only. Each variant is kept where it saves at least 5%, and cached by content hash, so a
 /// rebuild never compresses an unchanged file again.
 ///
-/// File bytes enter the binary through `include_bytes!` of a file (the source, a cached
-/// compressed blob, or the pack: small files stored as they are, end to end in one cached blob),
-/// or, for files of at least `large` bytes in folders a build script tracks, through the
-/// assembler's `.incbin` of that file; never as literal arrays. Add
-/// `bindery_codegen::track("folder")` to a build script so that adding or deleting files rebuilds
-/// the crate (see the crate docs).
+/// File bytes enter the binary through `include_bytes!` of a file the build cache holds, written
+/// from the bytes that were hashed (a compressed blob; the pack: small files stored as they are,
+/// end to end in one blob; a private copy of any other file), or, for files of at least `large`
+/// bytes on ELF targets, through the assembler's `.incbin` of that file; never as literal arrays.
+/// A file that changes while the crate compiles is a compile error naming it, never bytes that
+/// differ from their ETag. Add `bindery_codegen::track("folder")` to a build script so that
+/// adding or deleting files rebuilds the crate (see the crate docs).
 ///
 /// ```
 /// static SITE: bindery::Catalog = bindery::embed!(
@@ -106,11 +110,11 @@ pub mod serve;
 /// ```
 pub use bindery_macros::embed;
 pub use catalog::Catalog;
+#[doc(hidden)]
+pub use contract::CONTRACT as __CONTRACT;
 pub use dir::{Dir, DirEntry};
-pub use encoding::Encoding;
 pub use error::Error;
 pub use file::EmbeddedFile;
-pub use mode::{Mode, ParseModeError};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -4,194 +4,201 @@
 // or `cargo xtask embed` with the same arguments where the project's xtask calls
 // bindery_cli::run.
 
-/// 5 files embedded in `gzip` mode.
-#[rustfmt::skip]
-pub static SPA: ::bindery::Catalog = {
-    const FILES: &[::bindery::EmbeddedFile] = &[
-        ::bindery::EmbeddedFile {
-            __name: "app.js\"4721f865c1294e5a46a3c24bf359c02d\"",
-            __start: 0,
-            __len: 3078,
-            __info: &::bindery::__private::Info {
-                data: ::core::include_bytes!(
-                    "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-9.gz"
-                ),
-                mime: "text/javascript",
-                content_type: "text/javascript; charset=utf-8",
-                len: ::core::option::Option::Some(8006),
-                gzip_etag: ::core::option::Option::Some(
-                    "\"4721f865c1294e5a46a3c24bf359c02d-gz\"",
-                ),
-                variants: {
-                    const VARIANTS: &[::bindery::__private::Variant] = &[
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Br,
-                            bytes: ::core::include_bytes!(
-                                "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-11.br"
-                            ),
-                            etag: "\"4721f865c1294e5a46a3c24bf359c02d-br\"",
-                        },
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Zstd,
-                            bytes: ::core::include_bytes!(
-                                "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-19.zst"
-                            ),
-                            etag: "\"4721f865c1294e5a46a3c24bf359c02d-zst\"",
-                        },
-                    ];
-                    VARIANTS
+::bindery::__bindery_module! {
+    contract = 1;
+    generator = "bindery-codegen 0.1.0";
+    regenerate = "bindery embed assets/spa --mode gzip --out examples/bindata-demo/src/spa.rs --name SPA --precompress br,zstd --dev";
+    name = SPA;
+
+    /// 5 files embedded in `gzip` mode.
+    #[rustfmt::skip]
+    pub static SPA: ::bindery::Catalog = {
+        const FILES: &[::bindery::EmbeddedFile] = &[
+            ::bindery::EmbeddedFile {
+                __name: "app.js\"4721f865c1294e5a46a3c24bf359c02d\"",
+                __start: 0,
+                __len: 3078,
+                __info: &::bindery::__private_v1::Info {
+                    data: ::core::include_bytes!(
+                        "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-9.gz"
+                    ),
+                    mime: "text/javascript",
+                    content_type: "text/javascript; charset=utf-8",
+                    len: ::core::option::Option::Some(8006),
+                    gzip_etag: ::core::option::Option::Some(
+                        "\"4721f865c1294e5a46a3c24bf359c02d-gz\"",
+                    ),
+                    variants: {
+                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Br,
+                                bytes: ::core::include_bytes!(
+                                    "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-11.br"
+                                ),
+                                etag: "\"4721f865c1294e5a46a3c24bf359c02d-br\"",
+                            },
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Zstd,
+                                bytes: ::core::include_bytes!(
+                                    "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-19.zst"
+                                ),
+                                etag: "\"4721f865c1294e5a46a3c24bf359c02d-zst\"",
+                            },
+                        ];
+                        VARIANTS
+                    },
+                    modified: ::core::option::Option::None,
                 },
-                modified: ::core::option::Option::None,
             },
-        },
-        ::bindery::EmbeddedFile {
-            __name: "favicon.svg\"b86e34ce25305d1adde3ff03815d2fd7\"",
-            __start: 0,
-            __len: 185,
-            __info: &::bindery::__private::Info {
-                data: ::core::include_bytes!(
-                    "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-9.gz"
-                ),
-                mime: "image/svg+xml",
-                content_type: "image/svg+xml; charset=utf-8",
-                len: ::core::option::Option::Some(238),
-                gzip_etag: ::core::option::Option::Some(
-                    "\"b86e34ce25305d1adde3ff03815d2fd7-gz\"",
-                ),
-                variants: {
-                    const VARIANTS: &[::bindery::__private::Variant] = &[
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Br,
-                            bytes: ::core::include_bytes!(
-                                "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-11.br"
-                            ),
-                            etag: "\"b86e34ce25305d1adde3ff03815d2fd7-br\"",
-                        },
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Zstd,
-                            bytes: ::core::include_bytes!(
-                                "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-19.zst"
-                            ),
-                            etag: "\"b86e34ce25305d1adde3ff03815d2fd7-zst\"",
-                        },
-                    ];
-                    VARIANTS
+            ::bindery::EmbeddedFile {
+                __name: "favicon.svg\"b86e34ce25305d1adde3ff03815d2fd7\"",
+                __start: 0,
+                __len: 185,
+                __info: &::bindery::__private_v1::Info {
+                    data: ::core::include_bytes!(
+                        "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-9.gz"
+                    ),
+                    mime: "image/svg+xml",
+                    content_type: "image/svg+xml; charset=utf-8",
+                    len: ::core::option::Option::Some(238),
+                    gzip_etag: ::core::option::Option::Some(
+                        "\"b86e34ce25305d1adde3ff03815d2fd7-gz\"",
+                    ),
+                    variants: {
+                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Br,
+                                bytes: ::core::include_bytes!(
+                                    "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-11.br"
+                                ),
+                                etag: "\"b86e34ce25305d1adde3ff03815d2fd7-br\"",
+                            },
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Zstd,
+                                bytes: ::core::include_bytes!(
+                                    "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-19.zst"
+                                ),
+                                etag: "\"b86e34ce25305d1adde3ff03815d2fd7-zst\"",
+                            },
+                        ];
+                        VARIANTS
+                    },
+                    modified: ::core::option::Option::None,
                 },
-                modified: ::core::option::Option::None,
             },
-        },
-        ::bindery::EmbeddedFile {
-            __name: "index.html\"bf2e9597321d844acd9dbfe8045a4f44\"",
-            __start: 0,
-            __len: 1525,
-            __info: &::bindery::__private::Info {
-                data: ::core::include_bytes!(
-                    "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-9.gz"
-                ),
-                mime: "text/html",
-                content_type: "text/html; charset=utf-8",
-                len: ::core::option::Option::Some(3703),
-                gzip_etag: ::core::option::Option::Some(
-                    "\"bf2e9597321d844acd9dbfe8045a4f44-gz\"",
-                ),
-                variants: {
-                    const VARIANTS: &[::bindery::__private::Variant] = &[
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Br,
-                            bytes: ::core::include_bytes!(
-                                "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-11.br"
-                            ),
-                            etag: "\"bf2e9597321d844acd9dbfe8045a4f44-br\"",
-                        },
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Zstd,
-                            bytes: ::core::include_bytes!(
-                                "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-19.zst"
-                            ),
-                            etag: "\"bf2e9597321d844acd9dbfe8045a4f44-zst\"",
-                        },
-                    ];
-                    VARIANTS
+            ::bindery::EmbeddedFile {
+                __name: "index.html\"bf2e9597321d844acd9dbfe8045a4f44\"",
+                __start: 0,
+                __len: 1525,
+                __info: &::bindery::__private_v1::Info {
+                    data: ::core::include_bytes!(
+                        "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-9.gz"
+                    ),
+                    mime: "text/html",
+                    content_type: "text/html; charset=utf-8",
+                    len: ::core::option::Option::Some(3703),
+                    gzip_etag: ::core::option::Option::Some(
+                        "\"bf2e9597321d844acd9dbfe8045a4f44-gz\"",
+                    ),
+                    variants: {
+                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Br,
+                                bytes: ::core::include_bytes!(
+                                    "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-11.br"
+                                ),
+                                etag: "\"bf2e9597321d844acd9dbfe8045a4f44-br\"",
+                            },
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Zstd,
+                                bytes: ::core::include_bytes!(
+                                    "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-19.zst"
+                                ),
+                                etag: "\"bf2e9597321d844acd9dbfe8045a4f44-zst\"",
+                            },
+                        ];
+                        VARIANTS
+                    },
+                    modified: ::core::option::Option::None,
                 },
-                modified: ::core::option::Option::None,
             },
-        },
-        ::bindery::EmbeddedFile {
-            __name: "style.css\"9ba0b39b291dcad8a47c612f2552a793\"",
-            __start: 0,
-            __len: 1447,
-            __info: &::bindery::__private::Info {
-                data: ::core::include_bytes!(
-                    "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-9.gz"
-                ),
-                mime: "text/css",
-                content_type: "text/css; charset=utf-8",
-                len: ::core::option::Option::Some(3866),
-                gzip_etag: ::core::option::Option::Some(
-                    "\"9ba0b39b291dcad8a47c612f2552a793-gz\"",
-                ),
-                variants: {
-                    const VARIANTS: &[::bindery::__private::Variant] = &[
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Br,
-                            bytes: ::core::include_bytes!(
-                                "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-11.br"
-                            ),
-                            etag: "\"9ba0b39b291dcad8a47c612f2552a793-br\"",
-                        },
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Zstd,
-                            bytes: ::core::include_bytes!(
-                                "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-19.zst"
-                            ),
-                            etag: "\"9ba0b39b291dcad8a47c612f2552a793-zst\"",
-                        },
-                    ];
-                    VARIANTS
+            ::bindery::EmbeddedFile {
+                __name: "style.css\"9ba0b39b291dcad8a47c612f2552a793\"",
+                __start: 0,
+                __len: 1447,
+                __info: &::bindery::__private_v1::Info {
+                    data: ::core::include_bytes!(
+                        "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-9.gz"
+                    ),
+                    mime: "text/css",
+                    content_type: "text/css; charset=utf-8",
+                    len: ::core::option::Option::Some(3866),
+                    gzip_etag: ::core::option::Option::Some(
+                        "\"9ba0b39b291dcad8a47c612f2552a793-gz\"",
+                    ),
+                    variants: {
+                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Br,
+                                bytes: ::core::include_bytes!(
+                                    "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-11.br"
+                                ),
+                                etag: "\"9ba0b39b291dcad8a47c612f2552a793-br\"",
+                            },
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Zstd,
+                                bytes: ::core::include_bytes!(
+                                    "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-19.zst"
+                                ),
+                                etag: "\"9ba0b39b291dcad8a47c612f2552a793-zst\"",
+                            },
+                        ];
+                        VARIANTS
+                    },
+                    modified: ::core::option::Option::None,
                 },
-                modified: ::core::option::Option::None,
             },
-        },
-        ::bindery::EmbeddedFile {
-            __name: "world.svg\"068b5c3dad30c45aef0d5fe97aed37a6\"",
-            __start: 0,
-            __len: 26394,
-            __info: &::bindery::__private::Info {
-                data: ::core::include_bytes!(
-                    "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-9.gz"
-                ),
-                mime: "image/svg+xml",
-                content_type: "image/svg+xml; charset=utf-8",
-                len: ::core::option::Option::Some(76548),
-                gzip_etag: ::core::option::Option::Some(
-                    "\"068b5c3dad30c45aef0d5fe97aed37a6-gz\"",
-                ),
-                variants: {
-                    const VARIANTS: &[::bindery::__private::Variant] = &[
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Br,
-                            bytes: ::core::include_bytes!(
-                                "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-11.br"
-                            ),
-                            etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-br\"",
-                        },
-                        ::bindery::__private::Variant {
-                            encoding: ::bindery::Encoding::Zstd,
-                            bytes: ::core::include_bytes!(
-                                "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-19.zst"
-                            ),
-                            etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-zst\"",
-                        },
-                    ];
-                    VARIANTS
+            ::bindery::EmbeddedFile {
+                __name: "world.svg\"068b5c3dad30c45aef0d5fe97aed37a6\"",
+                __start: 0,
+                __len: 26394,
+                __info: &::bindery::__private_v1::Info {
+                    data: ::core::include_bytes!(
+                        "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-9.gz"
+                    ),
+                    mime: "image/svg+xml",
+                    content_type: "image/svg+xml; charset=utf-8",
+                    len: ::core::option::Option::Some(76548),
+                    gzip_etag: ::core::option::Option::Some(
+                        "\"068b5c3dad30c45aef0d5fe97aed37a6-gz\"",
+                    ),
+                    variants: {
+                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Br,
+                                bytes: ::core::include_bytes!(
+                                    "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-11.br"
+                                ),
+                                etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-br\"",
+                            },
+                            ::bindery::__private_v1::Variant {
+                                encoding: ::bindery::Encoding::Zstd,
+                                bytes: ::core::include_bytes!(
+                                    "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-19.zst"
+                                ),
+                                etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-zst\"",
+                            },
+                        ];
+                        VARIANTS
+                    },
+                    modified: ::core::option::Option::None,
                 },
-                modified: ::core::option::Option::None,
             },
-        },
-    ];
-    const DEV: ::core::option::Option<&::bindery::__private::DevSource> = ::bindery::__bindery_dev!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/spa"), [], [],
-        false, false
-    );
-    ::bindery::__private::catalog(::bindery::Mode::Gzip, "", DEV, FILES)
-};
+        ];
+        const DEV: ::core::option::Option<&::bindery::__private_v1::DevSource> = ::bindery::__bindery_dev!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/spa"), [], [],
+            false, false
+        );
+        ::bindery::__private_v1::catalog(::bindery::Mode::Gzip, "", DEV, FILES)
+    };
+}

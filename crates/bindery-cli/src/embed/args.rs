@@ -82,6 +82,10 @@ pub struct EmbedArgs {
     /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
     #[arg(long)]
     pub check: bool,
+    /// Replace `--out` even when it exists and is not a module `bindery embed` wrote (its header
+    /// tells); without it, such a file is left alone and the run fails.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_mode(text: &str) -> Result<Mode, String> {

@@ -4,10 +4,22 @@
 use std::path::PathBuf;
 
 use bindery_codegen::render::is_identifier;
-use bindery_codegen::scan::compile_glob;
-use bindery_codegen::{Error as CodegenError, Options, check_precompress, normalise_prefix};
+use bindery_codegen::{Concern, Options};
 
+use crate::embed::plan::HEADER_START;
 use crate::{EmbedArgs, Error};
+
+/// Whether `out` is a file that a run must not replace: it exists and does not begin with the
+/// header of a generated module.
+fn is_foreign(out: &std::path::Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(out) else {
+        return false;
+    };
+    let mut start = Vec::new();
+    let _ = file.take(HEADER_START.len() as u64).read_to_end(&mut start);
+    start != HEADER_START.as_bytes()
+}
 
 /// The codegen options the arguments describe, and the folder the module goes in (absolute).
 pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
@@ -17,40 +29,18 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
             args.name
         )));
     }
-    for glob in args.include.iter().chain(&args.exclude) {
-        compile_glob(glob).map_err(|error| Error::Usage(error.to_string()))?;
+    // Every rule codegen knows is checked by codegen, the folder shown as it was given.
+    if let Err(problems) = options(args, args.dir.clone()).validate() {
+        let problem = problems.into_iter().next().ok_or_else(|| {
+            Error::Usage("internal error: a validation failed without a problem".to_owned())
+        })?;
+        return Err(Error::Invalid {
+            flag: flag(problem.concern),
+            source: problem.error,
+        });
     }
-    check_precompress(&args.precompress).map_err(|error| {
-        Error::Usage(match error {
-            CodegenError::DuplicateEncoding { encoding } => {
-                format!("--precompress names `{encoding}` twice")
-            }
-            CodegenError::EncodingUnavailable { encoding, feature } => format!(
-                "--precompress `{encoding}`: this bindery was built without its `{feature}` feature"
-            ),
-            other => format!("--precompress: {other}"),
-        })
-    })?;
-    if let Some(prefix) = &args.prefix {
-        normalise_prefix(prefix).map_err(|error| Error::Usage(error.to_string()))?;
-    }
-    let root = match std::fs::metadata(&args.dir) {
-        Err(_) => {
-            return Err(Error::Usage(format!(
-                "folder `{}` does not exist",
-                args.dir.display()
-            )));
-        }
-        Ok(metadata) if !metadata.is_dir() => {
-            return Err(Error::Usage(format!(
-                "`{}` is not a folder",
-                args.dir.display()
-            )));
-        }
-        Ok(_) => std::fs::canonicalize(&args.dir).map_err(|error| {
-            Error::Usage(format!("cannot read `{}`: {error}", args.dir.display()))
-        })?,
-    };
+    let root = std::fs::canonicalize(&args.dir)
+        .map_err(|error| Error::Usage(format!("cannot read `{}`: {error}", args.dir.display())))?;
     if args.out.file_name().is_none() {
         return Err(Error::Usage(format!(
             "--out `{}` names no file",
@@ -79,6 +69,20 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
             args.dir.display()
         )));
     }
+    // The blobs go in a folder named after the module: never the embedded folder or one inside
+    // it, which the next run would embed (and whose files stale-blob removal could delete).
+    if let Some(stem) = args.out.file_stem() {
+        let blob_dir = out_dir.join(stem);
+        if blob_dir.starts_with(&root) {
+            return Err(Error::Usage(format!(
+                "--out `{}` would put its blobs in `{}`, inside the embedded folder `{}`: choose \
+                 another --out",
+                args.out.display(),
+                blob_dir.display(),
+                args.dir.display()
+            )));
+        }
+    }
     if !args.check {
         // Proves the folder writable before any work; the probe file is removed on drop.
         tempfile::NamedTempFile::new_in(&out_dir).map_err(cannot_write)?;
@@ -88,7 +92,19 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
                 args.out.display()
             )));
         }
+        if !args.force && is_foreign(&args.out) {
+            return Err(Error::Usage(format!(
+                "--out `{}` exists and was not written by `bindery embed`: pass --force to \
+                 replace it",
+                args.out.display()
+            )));
+        }
     }
+    Ok((options(args, root), out_dir))
+}
+
+/// The codegen options the arguments describe, for the folder `root`.
+fn options(args: &EmbedArgs, root: PathBuf) -> Options {
     let mut options = Options::new(root)
         .mode(args.mode)
         .level(args.level)
@@ -102,5 +118,18 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     for glob in &args.exclude {
         options = options.exclude(glob.clone());
     }
-    Ok((options, out_dir))
+    options
+}
+
+/// The flag a validation problem is about, as the command line spells it (`None`: the folder,
+/// which the message names).
+fn flag(concern: Concern) -> Option<&'static str> {
+    match concern {
+        Concern::Include(_) => Some("--include"),
+        Concern::Exclude(_) => Some("--exclude"),
+        Concern::Prefix => Some("--prefix"),
+        Concern::Level => Some("--level"),
+        Concern::Precompress(_) => Some("--precompress"),
+        _ => None,
+    }
 }

@@ -10,7 +10,15 @@ pub(crate) fn check(args: &EmbedArgs, plan: &Plan) -> Result<(), Error> {
     let mut stale = Vec::new();
     match std::fs::read_to_string(&plan.out) {
         Ok(text) if text == plan.text => {}
-        Ok(_) => stale.push(format!("{}: out of date", args.out.display())),
+        Ok(text) => match contract_of(&text) {
+            Some(contract) if contract != bindery_codegen::CONTRACT => stale.push(format!(
+                "{}: written for generated-code contract {contract}; this bindery-cli writes \
+                 contract {}",
+                args.out.display(),
+                bindery_codegen::CONTRACT
+            )),
+            _ => stale.push(format!("{}: out of date", args.out.display())),
+        },
         Err(_) => stale.push(format!("{}: missing", args.out.display())),
     }
     let existing = existing_blobs(&plan.blob_dir);
@@ -33,6 +41,13 @@ pub(crate) fn check(args: &EmbedArgs, plan: &Plan) -> Result<(), Error> {
         stale,
         command: args.command_line(),
     })
+}
+
+/// The contract a generated module records (`contract = N;`), if it records one.
+fn contract_of(text: &str) -> Option<u32> {
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix("contract = ")?.strip_suffix(';'))
+        .and_then(|number| number.parse().ok())
 }
 
 /// Writes blobs first (new names never clobber old ones), then the module by rename, then

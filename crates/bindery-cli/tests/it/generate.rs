@@ -401,8 +401,11 @@ fn bad_precompress_values_are_usage_errors() {
     write_site(&cwd.join("site"));
     for (value, named) in [
         ("deflate", "unknown encoding `deflate`"),
-        ("br,br", "--precompress names `br` twice"),
-        ("gzip,zstd,gzip", "--precompress names `gzip` twice"),
+        ("br,br", "--precompress: `br` is given twice in precompress"),
+        (
+            "gzip,zstd,gzip",
+            "--precompress: `gzip` is given twice in precompress",
+        ),
         ("", "--precompress"),
     ] {
         let output = embed(cwd, &["site", "--out", "out/a.rs", "--precompress", value]);
@@ -461,5 +464,109 @@ fn a_module_whose_files_changed_or_whose_table_was_edited_fails_to_build() {
         stderr(&unsorted).contains("catalog paths are not sorted and unique"),
         "{}",
         stderr(&unsorted)
+    );
+}
+
+#[test]
+fn a_file_the_generator_did_not_write_is_replaced_only_with_force() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_site(&cwd.join("site"));
+    let main = "fn main() {\n    println!(\"mine\");\n}\n";
+    std::fs::create_dir_all(cwd.join("src")).expect("mkdir");
+    std::fs::write(cwd.join("src/main.rs"), main).expect("write");
+
+    let refused = embed(cwd, &["site", "--out", "src/main.rs"]);
+    let message = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{message}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(
+        message.starts_with("error: --out `src/main.rs`"),
+        "{message}"
+    );
+    assert!(message.contains("--force"), "{message}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("src/main.rs")).expect("main"),
+        main
+    );
+    assert!(!cwd.join("src/main").exists(), "no blob folder either");
+
+    let forced = embed(cwd, &["site", "--out", "src/main.rs", "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    // Now it is a generated module: a run without --force may replace it.
+    let again = embed(cwd, &["site", "--out", "src/main.rs", "--mode", "gzip"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+}
+
+#[test]
+fn a_blob_folder_that_is_or_is_inside_the_embedded_folder_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_site(&cwd.join("site"));
+    // A file of the user's that looks like one of bindery's blobs, which stale-blob removal
+    // would delete.
+    let lookalike = format!("{}-9.gz", "0".repeat(64));
+    std::fs::write(cwd.join("site").join(&lookalike), b"mine").expect("write");
+    std::fs::create_dir_all(cwd.join("site/static")).expect("mkdir");
+    let before = listing(&cwd.join("site"));
+    for out in ["site.rs", "./site.rs", "site/static.rs"] {
+        let refused = embed(cwd, &["site", "--mode", "gzip", "--out", out]);
+        let message = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(2), "{out}: {message}");
+        assert_eq!(message.lines().count(), 1, "{out}: {message}");
+        assert!(
+            message.contains(&format!("--out `{out}`")),
+            "{out}: {message}"
+        );
+        assert!(message.contains("embedded folder"), "{out}: {message}");
+        assert_eq!(listing(&cwd.join("site")), before, "{out}: nothing changed");
+        assert!(!cwd.join("site.rs").exists());
+    }
+}
+
+#[test]
+fn a_module_written_for_another_contract_fails_to_build_with_one_error_naming_both() {
+    let project = crate_using_bindery("generated_contract", &[]);
+    project.write("assets/a.txt", "alpha");
+    project.write(
+        "src/main.rs",
+        "mod assets;\n\nfn main() {\n    println!(\"{}\", assets::ASSETS.len());\n}\n",
+    );
+    let args = ["assets", "--out", "src/assets.rs", "--name", "ASSETS"];
+    let output = embed(project.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let module = std::fs::read_to_string(project.path().join("src/assets.rs")).expect("module");
+    let older = module
+        .replace("contract = 1;", "contract = 0;")
+        .replace("bindery-codegen 0.1.0", "bindery-codegen 0.0.9")
+        .replace("__private_v1", "__private_v0");
+    assert_ne!(older, module);
+    project.write("src/assets.rs", &older);
+
+    let build = project
+        .cargo(&["build", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    let message = stderr(&build);
+    assert!(!build.status.success(), "{message}");
+    let errors: Vec<&str> = message
+        .lines()
+        .filter(|line| line.starts_with("error") && !line.contains("could not compile"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error: {message}");
+    for named in [
+        "written by bindery-codegen 0.0.9 for generated-code contract 0",
+        "bindery 0.1.0 reads contract 1",
+        "regenerate it with: bindery embed assets --mode static --out src/assets.rs --name ASSETS",
+    ] {
+        assert!(errors[0].contains(named), "{named}: {message}");
+    }
+
+    let check = embed(project.path(), &[&args[..], &["--check"]].concat());
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stderr(&check).contains("written for generated-code contract 0"),
+        "{}",
+        stderr(&check)
     );
 }

@@ -39,7 +39,7 @@ fn every_mode_emits_include_bytes_and_no_byte_array() {
     let workspace = std::fs::canonicalize("../..").expect("workspace");
     for mode in Mode::ALL {
         let manifest = Options::new(fixtures()).mode(mode).build().expect("build");
-        let tokens = catalog(&manifest, &Locator::ManifestDir(workspace.clone()), "test");
+        let tokens = catalog(&manifest, &Locator::ManifestDir(workspace.clone()));
         let text = tokens.to_string();
         // One `include_bytes!` in the catalog's local macro, which names every file.
         assert_eq!(text.matches("include_bytes").count(), 1, "{mode}");
@@ -65,7 +65,14 @@ fn rendered_modules_are_deterministic_and_relative() {
             manifest_dir: None,
             dev: false,
         };
-        module(&manifest, &locator, "ASSETS", "generated").expect("valid name")
+        module(
+            &manifest,
+            &locator,
+            "ASSETS",
+            "generated",
+            "bindery embed fixtures",
+        )
+        .expect("valid name")
     };
     let first = render();
     assert_eq!(first, render());
@@ -92,7 +99,10 @@ fn an_invalid_name_renders_nothing() {
         dev: false,
     };
     for name in ["", "1abc", "two words", "fn", "a-b"] {
-        assert!(module(&manifest, &locator, name, "x").is_none(), "{name}");
+        assert!(
+            module(&manifest, &locator, name, "x", "y").is_none(),
+            "{name}"
+        );
     }
 }
 
@@ -113,19 +123,20 @@ mod large {
         dir
     }
 
-    fn expand(root: &std::path::Path, threshold: Option<u64>, salt: &str) -> String {
+    fn expand(root: &std::path::Path, threshold: Option<u64>, prefix: &str) -> String {
         let manifest = Options::new(root)
             .mode(Mode::Static)
             .large_threshold(threshold)
+            .prefix(prefix)
             .build()
             .expect("build");
-        catalog(&manifest, &Locator::ManifestDir(root.to_path_buf()), salt).to_string()
+        catalog(&manifest, &Locator::ManifestDir(root.to_path_buf())).to_string()
     }
 
     #[test]
     fn files_at_or_above_the_threshold_go_through_the_assembler() {
         let dir = tree();
-        let text = expand(dir.path(), Some(4096), "a");
+        let text = expand(dir.path(), Some(4096), "");
         assert_eq!(
             text.matches("__bindery_incbin").count(),
             1,
@@ -137,13 +148,13 @@ mod large {
             "small, and the two unquotable"
         );
         assert_eq!(
-            expand(dir.path(), None, "a")
+            expand(dir.path(), None, "")
                 .matches("__bindery_incbin")
                 .count(),
             0
         );
         assert_eq!(
-            expand(dir.path(), Some(0), "a")
+            expand(dir.path(), Some(0), "")
                 .matches("__bindery_incbin")
                 .count(),
             2,
@@ -152,7 +163,7 @@ mod large {
     }
 
     #[test]
-    fn symbols_differ_per_catalog_and_are_stable() {
+    fn symbols_name_the_bytes_so_catalogs_of_one_crate_share_them() {
         let dir = tree();
         let symbols = |text: &str| -> Vec<String> {
             text.split("\"__bindery_\"")
@@ -160,17 +171,29 @@ mod large {
                 .map(|rest| rest.split('"').nth(3).unwrap_or_default().to_owned())
                 .collect()
         };
-        let first = symbols(&expand(dir.path(), Some(0), "catalog-1"));
+        let first = symbols(&expand(dir.path(), Some(0), ""));
+        assert_eq!(first.len(), 2);
+        assert_ne!(first[0], first[1], "different bytes, different symbols");
         assert_eq!(
             first,
-            symbols(&expand(dir.path(), Some(0), "catalog-1")),
+            symbols(&expand(dir.path(), Some(0), "")),
             "deterministic"
         );
-        let second = symbols(&expand(dir.path(), Some(0), "catalog-2"));
-        assert_eq!(first.len(), 2);
+        assert_eq!(
+            first,
+            symbols(&expand(dir.path(), Some(0), "other")),
+            "another catalog of the same bytes names the same symbols"
+        );
+        std::fs::write(dir.path().join("big.bin"), vec![8u8; 4096]).expect("edit");
+        let edited = symbols(&expand(dir.path(), Some(0), ""));
+        assert_eq!(edited.len(), 2);
         assert!(
-            first.iter().all(|symbol| !second.contains(symbol)),
-            "{first:?} vs {second:?}"
+            edited
+                .iter()
+                .filter(|symbol| first.contains(symbol))
+                .count()
+                == 1,
+            "{first:?} vs {edited:?}"
         );
     }
 
@@ -187,7 +210,7 @@ mod large {
             manifest_dir: None,
             dev: false,
         };
-        let text = catalog(&manifest, &locator, "m").to_string();
+        let text = catalog(&manifest, &locator).to_string();
         assert!(!text.contains("__bindery_incbin"), "{text}");
     }
 }

@@ -8,3 +8,4 @@ mod pack;
 mod precompress;
 mod properties;
 mod tree;
+mod trust;

@@ -293,8 +293,15 @@ impl ServeCatalog {
         let Ok(body) = self.identity_body(file, index) else {
             return internal_error();
         };
+        // The headers promise `file.len()` bytes; a body of another length (a catalog edited by
+        // hand, bytes that do not match their entry) is answered as the fault it is, never with
+        // a wrong length or a panic on the range.
+        if body.len() != file.len() {
+            return internal_error();
+        }
         let body = match range {
-            Some((start, end)) => body.slice(start..=end),
+            Some((start, end)) if start <= end && end < body.len() => body.slice(start..=end),
+            Some(_) => return internal_error(),
             None => body,
         };
         *response.body_mut() = Body::new(body);

@@ -12,4 +12,5 @@ mod options;
 mod project;
 mod rebuild;
 mod roundtrip;
+mod trust;
 mod ui;

@@ -71,6 +71,26 @@ impl Project {
         stderr
     }
 
+    /// Builds the crate in release mode; fails the test on a build error.
+    pub fn build_release(&self) {
+        let output = self
+            .inner
+            .cargo(&["build", "--release"])
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "release build of {} failed:\n{}",
+            self.name,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// The binary of [`build_release`](Self::build_release).
+    pub fn release_binary(&self) -> PathBuf {
+        target_dir().join("release").join(&self.name)
+    }
+
     /// Builds the crate expecting a compile error; returns cargo's stderr.
     pub fn build_error(&self) -> String {
         let output = self.cargo("build", &[]);

@@ -1,4 +1,6 @@
-//! The error type of codegen: every kind names the file or argument it is about.
+//! The error of everything that happens at build time: scanning, describing, compressing,
+//! caching and writing. Every kind names the file or argument it is about, in the one wording
+//! the macro, the generator and build scripts all show.
 
 use std::io;
 use std::path::PathBuf;
@@ -6,11 +8,11 @@ use std::path::PathBuf;
 /// What went wrong while scanning, reading, compressing or writing, with the path involved.
 ///
 /// ```
-/// use bindery_codegen::{Error, Options};
+/// use bindery_core::{Error, key::normalise_prefix};
 ///
-/// let error = Options::new("no/such/folder").build().unwrap_err();
-/// assert!(matches!(error, Error::MissingFolder { .. }));
-/// assert_eq!(error.to_string(), "folder `no/such/folder` does not exist");
+/// let error = normalise_prefix("../up").unwrap_err();
+/// assert!(matches!(error, Error::Prefix { .. }));
+/// assert_eq!(error.to_string(), "invalid prefix `../up`: it must not hold empty, `.` or `..` segments");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -97,14 +99,35 @@ pub enum Error {
     },
     /// An encoding is asked for whose encoder is not compiled in.
     #[error(
-        "precompress `{encoding}` needs the `{feature}` feature of bindery (or bindery-codegen): \
-         features = [\"{feature}\"]"
+        "precompress `{encoding}` needs the `{feature}` feature of bindery (of bindery-cli for the \
+         generator): features = [\"{feature}\"]"
     )]
     EncodingUnavailable {
         /// The encoding asked for.
         encoding: crate::Encoding,
         /// The cargo feature that compiles its encoder.
         feature: &'static str,
+    },
+    /// A file changed between the moment the build described it and the end of the build (a
+    /// watcher rewriting the folder): what would be embedded might not be what was hashed.
+    #[error("`{}` changed during the build; build again", path.display())]
+    Changed {
+        /// The file.
+        path: PathBuf,
+    },
+    /// No cache folder could be chosen: no target folder and no per-user cache folder.
+    #[error(
+        "no private folder for bindery's build cache (no target folder, no home directory): \
+         set BINDERY_CACHE_DIR to a folder of your own"
+    )]
+    NoCacheDir,
+    /// The cache folder is not private to the user who builds.
+    #[error("refusing the build cache `{}`: {reason}; set BINDERY_CACHE_DIR to a folder of your own", path.display())]
+    UnsafeCache {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
     },
     /// Writing a file (a cached blob, generated output) failed.
     #[error("cannot write `{}`: {source}", path.display())]
@@ -117,14 +140,26 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn read(path: impl Into<PathBuf>, source: io::Error) -> Self {
+    /// [`Error::Read`] of `path`.
+    ///
+    /// ```
+    /// let error = bindery_core::Error::read("a.txt", std::io::ErrorKind::NotFound.into());
+    /// assert!(error.to_string().starts_with("cannot read `a.txt`"));
+    /// ```
+    pub fn read(path: impl Into<PathBuf>, source: io::Error) -> Self {
         Error::Read {
             path: path.into(),
             source,
         }
     }
 
-    pub(crate) fn write(path: impl Into<PathBuf>, source: io::Error) -> Self {
+    /// [`Error::Write`] of `path`.
+    ///
+    /// ```
+    /// let error = bindery_core::Error::write("out.rs", std::io::ErrorKind::PermissionDenied.into());
+    /// assert!(error.to_string().starts_with("cannot write `out.rs`"));
+    /// ```
+    pub fn write(path: impl Into<PathBuf>, source: io::Error) -> Self {
         Error::Write {
             path: path.into(),
             source,

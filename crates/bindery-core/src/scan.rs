@@ -19,7 +19,7 @@ pub struct Found {
 /// Which files of the folder to keep: include and exclude globs, hidden files.
 ///
 /// ```
-/// use bindery_codegen::scan::Filter;
+/// use bindery_core::scan::Filter;
 /// let filter = Filter::new(&["**/*.html".into()], &["drafts/**".into()], false).unwrap();
 /// assert!(filter.is_match("index.html"));
 /// assert!(!filter.is_match("drafts/index.html"));
@@ -35,8 +35,8 @@ pub struct Filter {
 /// Compiles one glob the way [`Filter`] does, so callers can point at the faulty one.
 ///
 /// ```
-/// assert!(bindery_codegen::scan::compile_glob("**/*.css").is_ok());
-/// assert!(bindery_codegen::scan::compile_glob("a[").is_err());
+/// assert!(bindery_core::scan::compile_glob("**/*.css").is_ok());
+/// assert!(bindery_core::scan::compile_glob("a[").is_err());
 /// ```
 pub fn compile_glob(pattern: &str) -> Result<Glob, Error> {
     GlobBuilder::new(pattern)
@@ -91,7 +91,7 @@ impl Filter {
     /// bindery's dev mode asks it of each request instead of walking the folder.
     ///
     /// ```
-    /// use bindery_codegen::scan::Filter;
+    /// use bindery_core::scan::Filter;
     /// let filter = Filter::new(&[], &["**/*.map".into()], false).unwrap();
     /// assert!(filter.keeps("js/app.js"));
     /// assert!(!filter.keeps("js/app.js.map"));
@@ -116,7 +116,7 @@ impl Filter {
 /// that is not UTF-8 or that holds a backslash, and anything that is not a regular file.
 ///
 /// ```
-/// use bindery_codegen::scan::{Filter, scan};
+/// use bindery_core::scan::{Filter, scan};
 /// let filter = Filter::new(&[], &[], false).unwrap();
 /// let found = scan("../../assets/fixtures".as_ref(), &filter).unwrap();
 /// assert!(found.windows(2).all(|pair| pair[0].relative < pair[1].relative));
@@ -142,7 +142,7 @@ pub fn scan(root: &Path, filter: &Filter) -> Result<Vec<Found>, Error> {
 /// handed to `skipped`.
 ///
 /// ```
-/// use bindery_codegen::scan::{Filter, scan, scan_skipping};
+/// use bindery_core::scan::{Filter, scan, scan_skipping};
 /// let filter = Filter::new(&[], &[], false).unwrap();
 /// let root = std::path::Path::new("../../assets/fixtures");
 /// let mut skipped = Vec::new();

@@ -5,7 +5,7 @@
 /// The BLAKE3 hash of `bytes`, in lowercase hex (64 characters).
 ///
 /// ```
-/// let hash = bindery_codegen::describe::hash(b"Hello, bindery!\n");
+/// let hash = bindery_core::describe::hash(b"Hello, bindery!\n");
 /// assert_eq!(hash.len(), 64);
 /// ```
 pub fn hash(bytes: &[u8]) -> String {
@@ -15,7 +15,7 @@ pub fn hash(bytes: &[u8]) -> String {
 /// The strong ETag of contents with this [`hash`], quoted: its first 128 bits.
 ///
 /// ```
-/// use bindery_codegen::describe::{etag, hash};
+/// use bindery_core::describe::{etag, hash};
 /// let tag = etag(&hash(b"Hello, bindery!\n"));
 /// assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == 34);
 /// ```
@@ -26,7 +26,7 @@ pub fn etag(hash: &str) -> String {
 /// The media type guessed from a file's name, `application/octet-stream` when unknown.
 ///
 /// ```
-/// use bindery_codegen::describe::mime;
+/// use bindery_core::describe::mime;
 /// assert_eq!(mime("js/app.js"), "text/javascript");
 /// assert_eq!(mime("data.unknown-extension"), "application/octet-stream");
 /// ```
@@ -40,7 +40,7 @@ pub fn mime(path: &str) -> &'static str {
 /// never sniff one.
 ///
 /// ```
-/// use bindery_codegen::describe::content_type;
+/// use bindery_core::describe::content_type;
 /// assert_eq!(content_type("text/css"), "text/css; charset=utf-8");
 /// assert_eq!(content_type("image/png"), "image/png");
 /// ```

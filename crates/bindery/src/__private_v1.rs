@@ -1,4 +1,6 @@
-//! What generated code calls. Not a public API: it changes without notice.
+//! What generated code calls: the runtime's side of generated-code contract 1. Not a public
+//! API; its name carries the contract version, which changes whenever this module or the hidden
+//! fields of `EmbeddedFile` do (ARCHITECTURE.md, "The generated-code contract").
 
 use crate::file::ETAG_LEN;
 use crate::{Catalog, EmbeddedFile, Encoding, Mode};
@@ -143,7 +145,7 @@ pub struct DevSource {
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr $(,)?) => {
-        ::core::option::Option::Some(&$crate::__private::DevSource {
+        ::core::option::Option::Some(&$crate::__private_v1::DevSource {
             root: $root,
             include: &[$($include),*],
             exclude: &[$($exclude),*],
@@ -174,28 +176,44 @@ macro_rules! __bindery_incbin {
     ($symbol:expr, $path:expr, $len:literal) => {{
         mod incbin {
             ::core::arch::global_asm!(
-                ::core::concat!(".pushsection .rodata.", $symbol, ",\"a\",%progbits"),
+                // One definition per symbol: catalogs of one crate that hold the same bytes name
+                // the same symbol. Within one object file the first definition wins (`.ifndef`);
+                // across the crate's object files each is a weak symbol in a COMDAT group of its
+                // own name, of which the linker keeps one.
+                ::core::concat!(".ifndef ", $symbol),
+                ::core::concat!(
+                    ".pushsection .rodata.",
+                    $symbol,
+                    ",\"aG\",%progbits,",
+                    $symbol,
+                    ",comdat"
+                ),
                 ".p2align 4",
-                ::core::concat!(".globl ", $symbol),
+                ::core::concat!(".weak ", $symbol),
                 ::core::concat!(".hidden ", $symbol),
                 ::core::concat!($symbol, ":"),
                 ::core::concat!(".incbin \"", $path, "\""),
                 // Exactly `$len` bytes follow the symbol: a file that grew since codegen measured
-                // it is an assembler error ("invalid .org offset"); one that shrank is padded.
+                // it is an assembler error ("invalid .org offset"). Codegen includes its own
+                // sealed copy of the file, which holds exactly the bytes it measured.
                 ::core::concat!(".org ", $symbol, " + ", $len),
                 ".popsection",
+                ".endif",
             );
         }
         unsafe extern "C" {
             #[link_name = $symbol]
             static BYTES: [u8; $len];
         }
-        // SAFETY: `BYTES` is defined by the `global_asm!` just above, in this crate's own object
-        // code, under a symbol unique to this crate, catalog, file and content, with hidden
-        // visibility so nothing can interpose another definition. The `.org` directive makes the
-        // symbol span exactly `$len` bytes of its own section, so the array type is exact. The
-        // section is allocated and not writable (`"a"`), so the bytes are read-only data for the
-        // whole life of the program, and `u8` has neither invalid values nor alignment needs.
+        // SAFETY: `BYTES` is defined by the `global_asm!` just above (or by the same expansion
+        // elsewhere in this crate), in this crate's own object code, under a symbol named by
+        // this crate's name and the BLAKE3 hash and length of its bytes, with hidden visibility
+        // so nothing outside the crate can interpose another definition. Every definition of
+        // the symbol therefore holds the same bytes, and the linker keeping any one of them (weak
+        // symbols in COMDAT groups) keeps those bytes. The `.org` directive makes the symbol span
+        // exactly `$len` bytes of its own section, so the array type is exact. The section is
+        // allocated and not writable (`"a"`), so the bytes are read-only data for the whole life
+        // of the program, and `u8` has neither invalid values nor alignment needs.
         let bytes: &'static [u8] = unsafe { &BYTES };
         bytes
     }};

@@ -1,0 +1,229 @@
+//! Building a [`Manifest`] by stage: scan the folder, then for each file describe it (identity,
+//! hash, media type) and store it (blobs, variants, snapshot) from at most one read, then pack
+//! the small files, then check that no file changed while the build ran.
+
+mod pack;
+mod read;
+mod store;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::cache::{Cache, Hashes};
+use crate::identity::Identity;
+use crate::scan::{self, Filter, Found};
+use crate::{Encoding, Entry, Error, Manifest, Mode, Options, Progress, Rules};
+use pack::Described;
+use store::{Facts, Plan, Storage};
+
+pub(crate) fn build(
+    options: &Options,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Manifest, Error> {
+    if let Err(problems) = options.validate() {
+        return Err(first(problems));
+    }
+    let prefix = options.normalised_prefix()?;
+    let plan = Plan {
+        mode: options.mode,
+        level: options.level,
+        encodings: variant_encodings(options),
+        modified: options.modified,
+        pack: options.pack,
+        snapshots: options.snapshots,
+        large: crate::DEFAULT_LARGE_THRESHOLD.min(options.large_threshold.unwrap_or(u64::MAX)),
+    };
+    let filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
+    let mut manifest = Manifest {
+        mode: options.mode,
+        root: options.root.clone(),
+        prefix,
+        entries: Vec::new(),
+        large_threshold: options.large_threshold,
+        rules: Rules {
+            include: options.include.clone(),
+            exclude: options.exclude.clone(),
+            include_hidden: options.include_hidden,
+            modified: options.modified,
+        },
+        pack: None,
+        name_sources: true,
+    };
+    if !options.folder_exists()? {
+        return Ok(manifest);
+    }
+    let cache = Cache::open(match &options.cache_dir {
+        Some(dir) => dir.clone(),
+        None => crate::default_cache_dir(&options.root)?,
+    })?;
+    let found_files = scan::scan(&options.root, &filter)?;
+    let total = found_files.len();
+    let scan_key = format!(
+        "{}\0{:?}\0{:?}\0{}",
+        options.root.display(),
+        options.include,
+        options.exclude,
+        options.include_hidden
+    );
+    let mut hashes = Hashes::load(&cache, &scan_key);
+    let mut media_types = MediaTypes::default();
+    let mut files = Vec::with_capacity(total);
+    let prefix = manifest.prefix.clone();
+    for found in found_files {
+        let file = describe(&cache, &plan, &mut hashes, &mut media_types, &prefix, found)?;
+        progress(Progress {
+            done: files.len() + 1,
+            total,
+            path: &file.entry.path,
+            len: file.entry.len,
+        });
+        files.push(file);
+    }
+    hashes.save();
+    if options.pack {
+        // The catalogs that would make this same pack from other files: the same folder,
+        // filters and storage options. Their older packs are removed when a new one is written.
+        let group = format!(
+            "{scan_key}\0{:?}\0{:?}\0{:?}",
+            options.mode, options.large_threshold, options.precompress
+        );
+        manifest.pack = pack::pack(&cache, &mut files, &group, options.snapshots)?;
+    }
+    for file in &files {
+        if Identity::at(&file.entry.source) != file.identity {
+            return Err(Error::Changed {
+                path: file.entry.source.clone(),
+            });
+        }
+    }
+    manifest.entries = files.into_iter().map(|file| file.entry).collect();
+    Ok(manifest)
+}
+
+/// Media types by extension: a guess is a table search, slow in the unoptimised builds proc
+/// macros get, and depends on the extension only.
+#[derive(Default)]
+struct MediaTypes(HashMap<String, (&'static str, String)>);
+
+impl MediaTypes {
+    fn of(&mut self, relative: &str) -> (&'static str, String) {
+        let extension = Path::new(relative)
+            .extension()
+            .map(|extension| extension.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.0
+            .entry(extension)
+            .or_insert_with(|| {
+                let mime = crate::describe::mime(relative);
+                (mime, crate::describe::content_type(mime))
+            })
+            .clone()
+    }
+}
+
+/// One file: its identity before anything is read, its hash (remembered, or from its one read),
+/// its storage (from the cache, or made from that read), and the facts recorded about it.
+fn describe(
+    cache: &Cache,
+    plan: &Plan,
+    hashes: &mut Hashes,
+    media_types: &mut MediaTypes,
+    prefix: &str,
+    found: Found,
+) -> Result<Described, Error> {
+    let identity = Identity::at(&found.source);
+    let source_time = identity.and_then(pack::modification_time);
+    let remembered = hashes
+        .known(&found.relative, identity)
+        .zip(identity.map(|identity| identity.len));
+    let from_cache = match &remembered {
+        Some((hash, len)) => {
+            let facts = Facts {
+                hash,
+                len: *len,
+                source_time,
+            };
+            store::storage(cache, plan, facts, None)?.map(|storage| (hash.clone(), *len, storage))
+        }
+        None => None,
+    };
+    let (hash, len, storage, contents) = match from_cache {
+        Some((hash, len, storage)) => (hash, len, storage, None),
+        None => {
+            let read = read::read(
+                cache,
+                &found.source,
+                identity,
+                plan.large,
+                plan.keeps_large(),
+            )?;
+            hashes.learn(&found.relative, identity, read.len, &read.hash);
+            let mut contents = read.contents;
+            let facts = Facts {
+                hash: &read.hash,
+                len: read.len,
+                source_time,
+            };
+            let storage = store::storage(cache, plan, facts, Some(&mut contents))?
+                .ok_or_else(|| internal(&found.source))?;
+            (read.hash, read.len, storage, Some(contents))
+        }
+    };
+    let Storage {
+        stored,
+        variants,
+        is_packed,
+        snapshot,
+    } = storage;
+    let (mime, content_type) = media_types.of(&found.relative);
+    let modified = if plan.modified {
+        source_time
+            .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|since| since.as_secs())
+    } else {
+        None
+    };
+    Ok(Described {
+        entry: Entry {
+            path: format!("{prefix}{}", found.relative),
+            source: found.source,
+            len,
+            etag: crate::describe::etag(&hash),
+            hash,
+            mime: mime.to_owned(),
+            content_type,
+            modified,
+            stored,
+            variants,
+            snapshot,
+        },
+        identity,
+        contents: if is_packed { contents } else { None },
+        is_packed,
+    })
+}
+
+fn internal(path: &Path) -> Error {
+    Error::read(
+        path,
+        std::io::Error::other("bindery: internal error: a stored form could not be made"),
+    )
+}
+
+/// The first of a validation's problems: what [`Options::build`] fails with.
+fn first(problems: Vec<crate::Problem>) -> Error {
+    problems
+        .into_iter()
+        .next()
+        .map_or_else(|| internal(Path::new("")), |problem| problem.error)
+}
+
+/// The encodings to add as variants, in [`Encoding::ALL`] order: those asked for, less gzip in
+/// gzip mode (the stored bytes are the gzip representation).
+fn variant_encodings(options: &Options) -> Vec<Encoding> {
+    Encoding::ALL
+        .into_iter()
+        .filter(|encoding| options.precompress.contains(encoding))
+        .filter(|&encoding| !(options.mode == Mode::Gzip && encoding == Encoding::Gzip))
+        .collect()
+}

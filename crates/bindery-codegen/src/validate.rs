@@ -1,0 +1,108 @@
+//! Checking options once, for every front door: each problem with what it concerns, so that the
+//! macro points its error at the argument and the generator names the flag, both in the one
+//! wording of [`Error`].
+
+use crate::encoding::precompress_problem;
+use crate::{Error, Options, normalise_prefix, scan::compile_glob};
+
+/// What a [`Problem`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Concern {
+    /// The folder to embed.
+    Folder,
+    /// The include glob at this index, in the order given.
+    Include(usize),
+    /// The exclude glob at this index, in the order given.
+    Exclude(usize),
+    /// The path prefix.
+    Prefix,
+    /// The gzip level.
+    Level,
+    /// The encoding at this index of the `precompress` list.
+    Precompress(usize),
+}
+
+/// One thing wrong with [`Options`]: what it concerns, and the error.
+#[derive(Debug)]
+pub struct Problem {
+    /// The option at fault.
+    pub concern: Concern,
+    /// What is wrong, in the wording every front door shows.
+    pub error: Error,
+}
+
+impl Options {
+    /// Every problem of these options, before anything is read but the folder's metadata:
+    /// a bad prefix, a gzip level above 9, an encoding given twice or not compiled in, a glob
+    /// that does not compile, a folder that is missing (unless allowed) or not a folder.
+    /// [`build`](Options::build) fails with the first of them.
+    ///
+    /// ```
+    /// use bindery_codegen::{Concern, Options};
+    ///
+    /// let problems = Options::new("../../assets/fixtures")
+    ///     .exclude("ok/**")
+    ///     .exclude("a[")
+    ///     .prefix("../up")
+    ///     .validate()
+    ///     .unwrap_err();
+    /// let concerns: Vec<Concern> = problems.iter().map(|problem| problem.concern).collect();
+    /// assert_eq!(concerns, [Concern::Prefix, Concern::Exclude(1)]);
+    /// assert_eq!(problems[1].error.to_string(), "invalid glob `a[`: unclosed character class; missing ']'");
+    /// ```
+    pub fn validate(&self) -> Result<(), Vec<Problem>> {
+        let mut problems = Vec::new();
+        let mut push = |concern, error| problems.push(Problem { concern, error });
+        if let Err(error) = normalise_prefix(&self.prefix) {
+            push(Concern::Prefix, error);
+        }
+        if self.level > 9 {
+            push(Concern::Level, Error::Level { level: self.level });
+        }
+        for index in 0..self.precompress.len() {
+            if let Some(error) = precompress_problem(&self.precompress, index) {
+                push(Concern::Precompress(index), error);
+            }
+        }
+        for (index, glob) in self.include.iter().enumerate() {
+            if let Err(error) = compile_glob(glob) {
+                push(Concern::Include(index), error);
+            }
+        }
+        for (index, glob) in self.exclude.iter().enumerate() {
+            if let Err(error) = compile_glob(glob) {
+                push(Concern::Exclude(index), error);
+            }
+        }
+        if let Err(error) = self.folder_exists() {
+            push(Concern::Folder, error);
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Whether the folder exists (`false`: missing and allowed to be); an error when it is
+    /// missing or not a folder.
+    pub(crate) fn folder_exists(&self) -> Result<bool, Error> {
+        match std::fs::metadata(&self.root) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if self.allow_missing {
+                    Ok(false)
+                } else {
+                    Err(Error::MissingFolder {
+                        path: self.root.clone(),
+                    })
+                }
+            }
+            Err(error) => Err(Error::read(&self.root, error)),
+            Ok(metadata) if !metadata.is_dir() => Err(Error::NotAFolder {
+                path: self.root.clone(),
+            }),
+            Ok(_) => Ok(true),
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! The facts bindery's build time and run time share, so both decide the same way: the
+//! [`Mode`]s, the [`Encoding`]s a file can be precompressed in, the catalog [`key`] rules, the
+//! build-time [`Error`], and, behind features, how a file is described ([`describe`]) and which
+//! files of a folder a catalog holds ([`scan`]).
+//!
+//! `bindery-codegen` uses all of it; `bindery` uses the modes, encodings and key rules, and its
+//! dev mode the rest. Nothing here depends on `syn` or any proc-macro crate.
+//!
+//! ```
+//! use bindery_core::{Encoding, Mode};
+//! assert_eq!(Mode::ALL.map(Mode::as_str), ["static", "gzip", "copy"]);
+//! assert_eq!(Encoding::ALL.map(Encoding::as_str), ["br", "zstd", "gzip"]);
+//! ```
+#![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "describe")]
+#[cfg_attr(docsrs, doc(cfg(feature = "describe")))]
+pub mod describe;
+mod encoding;
+mod error;
+pub mod key;
+mod mode;
+#[cfg(feature = "scan")]
+#[cfg_attr(docsrs, doc(cfg(feature = "scan")))]
+pub mod scan;
+
+pub use encoding::{Encoding, ParseEncodingError};
+pub use error::Error;
+pub use mode::{Mode, ParseModeError};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
