@@ -30,11 +30,13 @@
 
 mod cache;
 mod conditional;
+mod decide;
 mod encoding;
 mod path;
 mod prepared;
 mod range;
 mod respond;
+mod response;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -334,7 +336,7 @@ impl ServeCatalog {
     /// # });
     /// ```
     pub fn serve<B>(&self, request: &Request<B>) -> ResponseFuture {
-        let state = match self.answer(request) {
+        let state = match self.build(self.decide(request), request) {
             respond::Answer::Ready(response) => State::Ready(Some(response)),
             respond::Answer::Deferred(deferred) => match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => State::Blocking(runtime.spawn_blocking(move || deferred.finish())),
@@ -365,12 +367,12 @@ impl Future for ResponseFuture {
     fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.state {
             State::Ready(response) => {
-                Poll::Ready(Ok(response.take().unwrap_or_else(respond::internal_error)))
+                Poll::Ready(Ok(response.take().unwrap_or_else(response::internal_error)))
             }
             // The blocking task only panics on a bug; answer it like one.
             State::Blocking(task) => Pin::new(task)
                 .poll(context)
-                .map(|finished| Ok(finished.unwrap_or_else(|_| respond::internal_error()))),
+                .map(|finished| Ok(finished.unwrap_or_else(|_| response::internal_error()))),
         }
     }
 }
