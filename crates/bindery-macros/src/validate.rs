@@ -175,37 +175,23 @@ fn apply(
         ("hidden", Value::Bool(flag)) => options.include_hidden(flag.value),
         ("modified", Value::Bool(flag)) => options.modified(flag.value),
         ("allow_missing", Value::Bool(flag)) => options.allow_missing(flag.value),
-        (key @ ("mode" | "prefix"), value) => {
-            return Err(Some(wrong_kind(key, "a string", &value)));
+        (key, value) => {
+            return Err(expected(key).map(|expected| wrong_kind(key, expected, &value)));
         }
-        (key @ ("include" | "exclude"), value) => {
-            return Err(Some(wrong_kind(
-                key,
-                "a glob string or a list of them",
-                &value,
-            )));
-        }
-        (key @ "level", value) => {
-            return Err(Some(wrong_kind(key, "an integer from 0 to 9", &value)));
-        }
-        (key @ "large", value) => {
-            return Err(Some(wrong_kind(
-                key,
-                "a number of bytes or \"off\"",
-                &value,
-            )));
-        }
-        (key @ "precompress", value) => {
-            return Err(Some(wrong_kind(
-                key,
-                "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
-                &value,
-            )));
-        }
-        (key @ ("hidden" | "modified" | "allow_missing"), value) => {
-            return Err(Some(wrong_kind(key, "`true` or `false`", &value)));
-        }
-        _ => return Err(None),
+    })
+}
+
+/// What an option takes, for its error when it is given something else; `None` for a key
+/// that is no option.
+fn expected(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "mode" | "prefix" => "a string",
+        "include" | "exclude" => "a glob string or a list of them",
+        "level" => "an integer from 0 to 9",
+        "large" => "a number of bytes or \"off\"",
+        "precompress" => "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
+        "hidden" | "modified" | "allow_missing" => "`true` or `false`",
+        _ => return None,
     })
 }
 

@@ -15,34 +15,34 @@
     pub static SPA: ::bindery::Catalog = {
         const FILES: &[::bindery::EmbeddedFile] = &[
             ::bindery::EmbeddedFile {
-                __name: "app.js\"4721f865c1294e5a46a3c24bf359c02d\"",
+                __name: "app.js\"92fa968715bd8a43966f66c7d4963d59\"",
                 __start: 0,
-                __len: 3078,
+                __len: 3307,
                 __info: &::bindery::__private_v1::Info {
                     data: ::core::include_bytes!(
-                        "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-9.gz"
+                        "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-9.gz"
                     ),
                     mime: "text/javascript",
                     content_type: "text/javascript; charset=utf-8",
-                    len: ::core::option::Option::Some(8006),
+                    len: ::core::option::Option::Some(8603),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"4721f865c1294e5a46a3c24bf359c02d-gz\"",
+                        "\"92fa968715bd8a43966f66c7d4963d59-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
-                            ::bindery::__private_v1::Variant {
+                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-11.br"
+                                    "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-11.br"
                                 ),
-                                etag: "\"4721f865c1294e5a46a3c24bf359c02d-br\"",
+                                etag: "\"92fa968715bd8a43966f66c7d4963d59-br\"",
                             },
-                            ::bindery::__private_v1::Variant {
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/4721f865c1294e5a46a3c24bf359c02d80f6e210e9ef271575010680f006925a-19.zst"
+                                    "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-19.zst"
                                 ),
-                                etag: "\"4721f865c1294e5a46a3c24bf359c02d-zst\"",
+                                etag: "\"92fa968715bd8a43966f66c7d4963d59-zst\"",
                             },
                         ];
                         VARIANTS
@@ -65,15 +65,15 @@
                         "\"b86e34ce25305d1adde3ff03815d2fd7-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
-                            ::bindery::__private_v1::Variant {
+                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-11.br"
                                 ),
                                 etag: "\"b86e34ce25305d1adde3ff03815d2fd7-br\"",
                             },
-                            ::bindery::__private_v1::Variant {
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-19.zst"
@@ -87,34 +87,34 @@
                 },
             },
             ::bindery::EmbeddedFile {
-                __name: "index.html\"bf2e9597321d844acd9dbfe8045a4f44\"",
+                __name: "index.html\"0cf3d7bc2e4002a2cd5bac99b57095f7\"",
                 __start: 0,
-                __len: 1525,
+                __len: 1689,
                 __info: &::bindery::__private_v1::Info {
                     data: ::core::include_bytes!(
-                        "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-9.gz"
+                        "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-9.gz"
                     ),
                     mime: "text/html",
                     content_type: "text/html; charset=utf-8",
-                    len: ::core::option::Option::Some(3703),
+                    len: ::core::option::Option::Some(4084),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"bf2e9597321d844acd9dbfe8045a4f44-gz\"",
+                        "\"0cf3d7bc2e4002a2cd5bac99b57095f7-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
-                            ::bindery::__private_v1::Variant {
+                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-11.br"
+                                    "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-11.br"
                                 ),
-                                etag: "\"bf2e9597321d844acd9dbfe8045a4f44-br\"",
+                                etag: "\"0cf3d7bc2e4002a2cd5bac99b57095f7-br\"",
                             },
-                            ::bindery::__private_v1::Variant {
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/bf2e9597321d844acd9dbfe8045a4f44d869eadf1176ce4393efa90e565b658f-19.zst"
+                                    "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-19.zst"
                                 ),
-                                etag: "\"bf2e9597321d844acd9dbfe8045a4f44-zst\"",
+                                etag: "\"0cf3d7bc2e4002a2cd5bac99b57095f7-zst\"",
                             },
                         ];
                         VARIANTS
@@ -123,34 +123,34 @@
                 },
             },
             ::bindery::EmbeddedFile {
-                __name: "style.css\"9ba0b39b291dcad8a47c612f2552a793\"",
+                __name: "style.css\"695921b419242a1d5ba126f3d087845e\"",
                 __start: 0,
-                __len: 1447,
+                __len: 1721,
                 __info: &::bindery::__private_v1::Info {
                     data: ::core::include_bytes!(
-                        "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-9.gz"
+                        "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-9.gz"
                     ),
                     mime: "text/css",
                     content_type: "text/css; charset=utf-8",
-                    len: ::core::option::Option::Some(3866),
+                    len: ::core::option::Option::Some(4667),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"9ba0b39b291dcad8a47c612f2552a793-gz\"",
+                        "\"695921b419242a1d5ba126f3d087845e-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
-                            ::bindery::__private_v1::Variant {
+                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-11.br"
+                                    "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-11.br"
                                 ),
-                                etag: "\"9ba0b39b291dcad8a47c612f2552a793-br\"",
+                                etag: "\"695921b419242a1d5ba126f3d087845e-br\"",
                             },
-                            ::bindery::__private_v1::Variant {
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/9ba0b39b291dcad8a47c612f2552a793726b85e5e57b3b5e3ed927c1b42295fc-19.zst"
+                                    "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-19.zst"
                                 ),
-                                etag: "\"9ba0b39b291dcad8a47c612f2552a793-zst\"",
+                                etag: "\"695921b419242a1d5ba126f3d087845e-zst\"",
                             },
                         ];
                         VARIANTS
@@ -173,15 +173,15 @@
                         "\"068b5c3dad30c45aef0d5fe97aed37a6-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Variant] = &[
-                            ::bindery::__private_v1::Variant {
+                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-11.br"
                                 ),
                                 etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-br\"",
                             },
-                            ::bindery::__private_v1::Variant {
+                            ::bindery::__private_v1::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-19.zst"

@@ -41,6 +41,14 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     }
     let root = std::fs::canonicalize(&args.dir)
         .map_err(|error| Error::Usage(format!("cannot read `{}`: {error}", args.dir.display())))?;
+    let out_dir = out_dir(args, &root)?;
+    Ok((options(args, root), out_dir))
+}
+
+/// The folder the module goes in (absolute, created unless `--check`), once `--out` is known to
+/// be writable, outside the embedded folder `root` with its blob folder, and not a file of the
+/// user's.
+fn out_dir(args: &EmbedArgs, root: &std::path::Path) -> Result<PathBuf, Error> {
     if args.out.file_name().is_none() {
         return Err(Error::Usage(format!(
             "--out `{}` names no file",
@@ -62,7 +70,7 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     }
     let out_dir = std::fs::canonicalize(&out_parent)
         .unwrap_or_else(|_| std::path::absolute(&out_parent).unwrap_or(out_parent));
-    if out_dir.starts_with(&root) {
+    if out_dir.starts_with(root) {
         return Err(Error::Usage(format!(
             "--out `{}` is inside the embedded folder `{}`: the next run would embed it",
             args.out.display(),
@@ -73,7 +81,7 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     // it, which the next run would embed (and whose files stale-blob removal could delete).
     if let Some(stem) = args.out.file_stem() {
         let blob_dir = out_dir.join(stem);
-        if blob_dir.starts_with(&root) {
+        if blob_dir.starts_with(root) {
             return Err(Error::Usage(format!(
                 "--out `{}` would put its blobs in `{}`, inside the embedded folder `{}`: choose \
                  another --out",
@@ -100,7 +108,7 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
             )));
         }
     }
-    Ok((options(args, root), out_dir))
+    Ok(out_dir)
 }
 
 /// The codegen options the arguments describe, for the folder `root`.

@@ -23,21 +23,51 @@ pub(crate) fn build(
     if let Err(problems) = options.validate() {
         return Err(first(problems));
     }
-    let prefix = options.normalised_prefix()?;
-    let plan = Plan {
-        mode: options.mode,
-        level: options.level,
-        encodings: variant_encodings(options),
-        modified: options.modified,
-        pack: options.pack,
-        snapshots: options.snapshots,
-        large: crate::DEFAULT_LARGE_THRESHOLD.min(options.large_threshold.unwrap_or(u64::MAX)),
-    };
+    let mut manifest = empty_manifest(options)?;
+    if !options.folder_exists()? {
+        return Ok(manifest);
+    }
+    let cache = Cache::open(match &options.cache_dir {
+        Some(dir) => dir.clone(),
+        None => crate::default_cache_dir(&options.root)?,
+    })?;
     let filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
-    let mut manifest = Manifest {
+    let found_files = scan::scan(&options.root, &filter)?;
+    let scan_key = format!(
+        "{}\0{:?}\0{:?}\0{}",
+        options.root.display(),
+        options.include,
+        options.exclude,
+        options.include_hidden
+    );
+    let mut files = describe_all(
+        options,
+        &cache,
+        &scan_key,
+        &manifest.prefix,
+        found_files,
+        progress,
+    )?;
+    if options.pack {
+        // The catalogs that would make this same pack from other files: the same folder,
+        // filters and storage options. Their older packs are removed when a new one is written.
+        let group = format!(
+            "{scan_key}\0{:?}\0{:?}\0{:?}",
+            options.mode, options.large_threshold, options.precompress
+        );
+        manifest.pack = pack::pack(&cache, &mut files, &group, options.snapshots)?;
+    }
+    check_unchanged(&files)?;
+    manifest.entries = files.into_iter().map(|file| file.entry).collect();
+    Ok(manifest)
+}
+
+/// The manifest of these options before any file is added.
+fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
+    Ok(Manifest {
         mode: options.mode,
         root: options.root.clone(),
-        prefix,
+        prefix: options.normalised_prefix()?,
         entries: Vec::new(),
         large_threshold: options.large_threshold,
         rules: Rules {
@@ -48,29 +78,38 @@ pub(crate) fn build(
         },
         pack: None,
         name_sources: true,
-    };
-    if !options.folder_exists()? {
-        return Ok(manifest);
+    })
+}
+
+/// How every file of these options is stored.
+fn plan(options: &Options) -> Plan {
+    Plan {
+        mode: options.mode,
+        level: options.level,
+        encodings: variant_encodings(options),
+        modified: options.modified,
+        pack: options.pack,
+        snapshots: options.snapshots,
+        large: crate::DEFAULT_LARGE_THRESHOLD.min(options.large_threshold.unwrap_or(u64::MAX)),
     }
-    let cache = Cache::open(match &options.cache_dir {
-        Some(dir) => dir.clone(),
-        None => crate::default_cache_dir(&options.root)?,
-    })?;
-    let found_files = scan::scan(&options.root, &filter)?;
-    let total = found_files.len();
-    let scan_key = format!(
-        "{}\0{:?}\0{:?}\0{}",
-        options.root.display(),
-        options.include,
-        options.exclude,
-        options.include_hidden
-    );
-    let mut hashes = Hashes::load(&cache, &scan_key);
+}
+
+/// Describes and stores every file found, in order, reporting each; remembers their hashes.
+fn describe_all(
+    options: &Options,
+    cache: &Cache,
+    scan_key: &str,
+    prefix: &str,
+    found_files: Vec<Found>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Vec<Described>, Error> {
+    let plan = plan(options);
+    let mut hashes = Hashes::load(cache, scan_key);
     let mut media_types = MediaTypes::default();
+    let total = found_files.len();
     let mut files = Vec::with_capacity(total);
-    let prefix = manifest.prefix.clone();
     for found in found_files {
-        let file = describe(&cache, &plan, &mut hashes, &mut media_types, &prefix, found)?;
+        let file = describe(cache, &plan, &mut hashes, &mut media_types, prefix, found)?;
         progress(Progress {
             done: files.len() + 1,
             total,
@@ -80,24 +119,21 @@ pub(crate) fn build(
         files.push(file);
     }
     hashes.save();
-    if options.pack {
-        // The catalogs that would make this same pack from other files: the same folder,
-        // filters and storage options. Their older packs are removed when a new one is written.
-        let group = format!(
-            "{scan_key}\0{:?}\0{:?}\0{:?}",
-            options.mode, options.large_threshold, options.precompress
-        );
-        manifest.pack = pack::pack(&cache, &mut files, &group, options.snapshots)?;
+    Ok(files)
+}
+
+/// Fails naming the first file whose identity is not what it was when the build described it:
+/// what would be embedded might not be what was hashed.
+fn check_unchanged(files: &[Described]) -> Result<(), Error> {
+    match files
+        .iter()
+        .find(|file| Identity::at(&file.entry.source) != file.identity)
+    {
+        Some(file) => Err(Error::Changed {
+            path: file.entry.source.clone(),
+        }),
+        None => Ok(()),
     }
-    for file in &files {
-        if Identity::at(&file.entry.source) != file.identity {
-            return Err(Error::Changed {
-                path: file.entry.source.clone(),
-            });
-        }
-    }
-    manifest.entries = files.into_iter().map(|file| file.entry).collect();
-    Ok(manifest)
 }
 
 /// Media types by extension: a guess is a table search, slow in the unoptimised builds proc
@@ -149,25 +185,7 @@ fn describe(
     };
     let (hash, len, storage, contents) = match from_cache {
         Some((hash, len, storage)) => (hash, len, storage, None),
-        None => {
-            let read = read::read(
-                cache,
-                &found.source,
-                identity,
-                plan.large,
-                plan.keeps_large(),
-            )?;
-            hashes.learn(&found.relative, identity, read.len, &read.hash);
-            let mut contents = read.contents;
-            let facts = Facts {
-                hash: &read.hash,
-                len: read.len,
-                source_time,
-            };
-            let storage = store::storage(cache, plan, facts, Some(&mut contents))?
-                .ok_or_else(|| internal(&found.source))?;
-            (read.hash, read.len, storage, Some(contents))
-        }
+        None => read_and_store(cache, plan, hashes, &found, identity)?,
     };
     let Storage {
         stored,
@@ -201,6 +219,33 @@ fn describe(
         contents: if is_packed { contents } else { None },
         is_packed,
     })
+}
+
+/// The file's one read, and its storage made from it where the cache lacks it.
+fn read_and_store(
+    cache: &Cache,
+    plan: &Plan,
+    hashes: &mut Hashes,
+    found: &Found,
+    identity: Option<Identity>,
+) -> Result<(String, u64, Storage, Option<read::Contents>), Error> {
+    let read = read::read(
+        cache,
+        &found.source,
+        identity,
+        plan.large,
+        plan.keeps_large(),
+    )?;
+    hashes.learn(&found.relative, identity, read.len, &read.hash);
+    let mut contents = read.contents;
+    let facts = Facts {
+        hash: &read.hash,
+        len: read.len,
+        source_time: identity.and_then(pack::modification_time),
+    };
+    let storage = store::storage(cache, plan, facts, Some(&mut contents))?
+        .ok_or_else(|| internal(&found.source))?;
+    Ok((read.hash, read.len, storage, Some(contents)))
 }
 
 fn internal(path: &Path) -> Error {

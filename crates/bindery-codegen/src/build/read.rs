@@ -100,7 +100,9 @@ pub(crate) fn read(
     }
     check_len(source, expected, len)?;
     Ok(Read {
-        contents: staged.map_or(Contents::Hashed, |staged| Contents::Staged(Box::new(staged))),
+        contents: staged.map_or(Contents::Hashed, |staged| {
+            Contents::Staged(Box::new(staged))
+        }),
         len,
         hash: hasher.finalize().to_hex().to_string(),
     })

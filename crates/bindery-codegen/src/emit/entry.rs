@@ -190,7 +190,7 @@ fn variants(manifest: &Manifest, entry: &Entry, locator: &Locator) -> TokenStrea
         let bytes = bytes(manifest, &blob, locator);
         let etag = &variant.etag;
         quote! {
-            #private::Variant {
+            #private::Encoded {
                 encoding: ::bindery::Encoding::#encoding,
                 bytes: #bytes,
                 etag: #etag,
@@ -198,7 +198,7 @@ fn variants(manifest: &Manifest, entry: &Entry, locator: &Locator) -> TokenStrea
         }
     });
     quote! {{
-        const VARIANTS: &[#private::Variant] = &[#(#items),*];
+        const VARIANTS: &[#private::Encoded] = &[#(#items),*];
         VARIANTS
     }}
 }
