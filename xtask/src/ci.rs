@@ -1,8 +1,8 @@
 //! `cargo xtask ci`: the one command that runs every check, on a fresh machine as on CI.
 //!
 //! It installs what the tests need (Debian's chromium, brotli and zstd; nginx and wrk for the
-//! proxy test; the npm packages; REDbot in a venv; cargo-nextest, cargo-fuzz), then runs fmt,
-//! clippy, the generated modules' freshness, `cargo package` of the published crates, doc
+//! proxy test; the npm packages; REDbot in a venv; cargo-nextest, cargo-fuzz), then runs the
+//! code-shape lint (`lint-code`), fmt, clippy, the generated modules' freshness, `cargo package` of the published crates, doc
 //! tests, the browser test, REDbot over the geo server, two replicas behind a caching nginx,
 //! every fuzz target for a few seconds, and every other test with nextest last, so the run
 //! closes on the total.
@@ -70,7 +70,8 @@ const E2E: &str = "examples/geo-server/e2e";
 
 /// The crates published to crates.io, in dependency order. `cargo package` checks that each
 /// builds from its packaged sources alone (README, licenses and metadata included).
-pub const PUBLISHED: [&str; 4] = [
+pub const PUBLISHED: [&str; 5] = [
+    "bindery-core",
     "bindery-codegen",
     "bindery-macros",
     "bindery",
@@ -88,6 +89,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     run_command(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix", E2E]))?;
     check_generated()?;
     if !args.tests_only {
+        crate::lint_code::run()?;
         cargo(&["fmt", "--all", "--check"])?;
         cargo(&[
             "clippy",

@@ -10,6 +10,7 @@ mod ci;
 mod embed;
 mod fuzz;
 mod geodb;
+mod lint_code;
 mod lint_http;
 mod process;
 mod scale;
@@ -45,11 +46,13 @@ enum Task {
     Fuzz(fuzz::Args),
     /// Mixed load on the release geo-server, DB replaced during it: no 5xx, no leak (--quick: 20 s).
     Soak(soak::Args),
+    /// Code shape: no function over 80 lines, no type defined by two crates.
+    LintCode,
     /// Lint the geo server's answers with REDbot (installed in a venv): no BAD or WARN note.
     LintHttp(lint_http::Args),
     /// Two replicas behind a caching nginx on loopback: bodies, privacy, origin load (--quick: CI).
     Scale(scale::Args),
-    /// Fetch the real GeoLite2 City database (2018, CC BY-SA, MaxMind) into assets/geo/.
+    /// Fetch a real GeoLite2 City database (2019-12, CC BY-SA, MaxMind; --source pypi: 2018) into assets/geo/.
     Geodb(geodb::Args),
 }
 
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Task::Embed(args) => return embed::run(args),
         Task::Ci(args) => ci::run(&args),
         Task::Geodb(args) => geodb::run(&args),
+        Task::LintCode => lint_code::run(),
         Task::LintHttp(args) => lint_http::run(&args),
         Task::Scale(args) => scale::run(&args),
         Task::Fuzz(args) => fuzz::run(&args),
