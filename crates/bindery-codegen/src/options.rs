@@ -8,10 +8,9 @@ use crate::{Encoding, Error, Manifest, Mode, normalise_prefix};
 /// content thanks to the blob cache.
 pub const DEFAULT_LEVEL: u32 = 9;
 
-/// Stored size from which files go through the assembler rather than `include_bytes!`: 1 MiB.
-/// Below it, `include_bytes!` costs rustc little; above, it grows with the size (measured here:
-/// one 100 MB file took rustc 6.3 s and 1.48 GB through `include_bytes!`, 1.3 s and 0.51 GB
-/// through `.incbin`).
+/// Stored size from which files go through the assembler rather than `include_bytes!`, and are
+/// never packed: 1 MiB. Below it, `include_bytes!` costs rustc little; above, its cost grows
+/// with the size, where the assembler's does not (BENCHMARKS.md, "Build cost").
 pub const DEFAULT_LARGE_THRESHOLD: u64 = 1024 * 1024;
 
 /// Parses a large-file threshold as the macro and the generator take it: a number of bytes, or

@@ -34,8 +34,8 @@
 //! Add a build script that calls `bindery_codegen::track("assets/spa")` so that any change under
 //! the folder rebuilds the crate. It also makes large catalogs cheaper to rebuild: the macro
 //! puts small files into one blob either way, but without the build script it must still name
-//! each file to rustc for cargo to notice its edits (5,000 files: 0.64 s with the build script
-//! against 0.59 s for a hand-written `include_bytes!` table, 0.81 s without; BENCHMARKS.md).
+//! each file to rustc for cargo to notice its edits, which the build script makes unneeded
+//! (BENCHMARKS.md, "Build cost").
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[doc(hidden)]

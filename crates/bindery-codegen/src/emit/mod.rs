@@ -217,8 +217,8 @@ fn source_tracking(manifest: &Manifest) -> String {
 }
 
 /// The catalog expression (see [`catalog`]) as Rust source text. The macro hands this to the
-/// compiler in one piece: its lexer reads megabytes in milliseconds, where building a
-/// 5,000-file table token by token through the proc-macro bridge took 60 ms.
+/// compiler in one piece: its lexer reads a large table far faster than the proc-macro bridge
+/// takes it token by token (BENCHMARKS.md, "Build cost").
 ///
 /// ```
 /// use bindery_codegen::{Options, emit::{Locator, catalog_text}};
