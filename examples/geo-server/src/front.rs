@@ -31,7 +31,7 @@ use crate::caching;
 use crate::count::finish;
 use crate::error::AppError;
 use crate::metrics::{Metrics, route_label};
-use crate::routes::{self, AppState, ROUTED};
+use crate::routes::{self, AppState, GEO_IP, ROUTES};
 
 /// The body of every response: a whole body as `ServeCatalog` and `/geo/<ip>` make it (not
 /// boxed), or the router's.
@@ -66,7 +66,8 @@ pub struct App {
     router: Router,
     /// Catalogs served under a prefix (`mount`), then the SPA at the root, last.
     catalogs: Arc<[ServeCatalog]>,
-    /// Exact paths added with [`route`](App::route).
+    /// The router's exact paths, from its table and [`route`](App::route): requests for them
+    /// always go through the router.
     routes: Arc<[String]>,
     request_timeout: Option<Duration>,
 }
@@ -79,7 +80,12 @@ pub fn app(state: AppState) -> App {
         router: routes::router(state.clone(), assets.clone()),
         state,
         catalogs: Arc::from([assets]),
-        routes: Arc::from([]),
+        routes: ROUTES
+            .iter()
+            .map(|(path, _)| *path)
+            .filter(|path| *path != GEO_IP)
+            .map(str::to_owned)
+            .collect(),
         request_timeout: None,
     }
 }
@@ -178,16 +184,16 @@ impl App {
     }
 
     fn door<'p>(&self, method: &Method, path: &'p str) -> Door<'p> {
-        if let Some(segment) = path.strip_prefix("/geo/") {
-            let is_address = !segment.is_empty() && segment != "me" && !segment.contains('/');
+        if self.routes.iter().any(|route| route == path) {
+            return Door::Router;
+        }
+        if let Some(segment) = path.strip_prefix(routes::fixed_part(GEO_IP)) {
+            let is_address = !segment.is_empty() && !segment.contains('/');
             return if is_address && (method == Method::GET || method == Method::HEAD) {
                 Door::Geo(segment)
             } else {
                 Door::Router
             };
-        }
-        if ROUTED.contains(&path) || self.routes.iter().any(|route| route == path) {
-            return Door::Router;
         }
         // The SPA, at the root and last, covers every path no mount does.
         let mount = self

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{MethodRouter, get};
 use axum::{Json, Router};
 use bindery::Catalog;
 use bindery::serve::ServeCatalog;
@@ -66,13 +66,58 @@ impl AppState {
 /// assert_eq!(geo_server::assets().fallback().unwrap().path(), "index.html");
 /// ```
 pub fn assets() -> ServeCatalog {
-    ServeCatalog::new(&SPA)
+    let service = ServeCatalog::new(&SPA)
         .spa_fallback("index.html")
-        .no_fallback_prefix("/geo/")
-        .no_fallback_prefix("/metrics")
-        .no_fallback_prefix("/healthz")
-        .no_fallback_prefix("/openapi.json")
-        .decompressed_cache(SPA_CACHE_BUDGET)
+        .decompressed_cache(SPA_CACHE_BUDGET);
+    // A miss under any route is the API's, never the app's page.
+    fallback_exclusions()
+        .into_iter()
+        .fold(service, ServeCatalog::no_fallback_prefix)
+}
+
+/// What the SPA never answers, from the route table: the fixed part of each route that takes a
+/// segment (`/geo/`, which covers `/geo` too), and each exact path outside those.
+fn fallback_exclusions() -> Vec<&'static str> {
+    let prefixes: Vec<&str> = ROUTES
+        .iter()
+        .map(|(path, _)| *path)
+        .filter(|path| path.contains('{'))
+        .map(fixed_part)
+        .collect();
+    let is_covered = |path: &str| {
+        prefixes
+            .iter()
+            .any(|prefix| path.starts_with(prefix) || path == prefix.trim_end_matches('/'))
+    };
+    let exact = ROUTES
+        .iter()
+        .map(|(path, _)| *path)
+        .filter(|path| !path.contains('{') && !is_covered(path));
+    prefixes.iter().copied().chain(exact).collect()
+}
+
+/// The path of the route the front door answers itself, `/geo/<ip>`.
+pub(crate) const GEO_IP: &str = "/geo/{ip}";
+
+/// A route's handler.
+type Handler = fn() -> MethodRouter<AppState>;
+
+/// The API: every route's path and handler, the one table the router, the front door and the
+/// SPA's fallback exclusions are made from. A `{name}` segment takes one path segment.
+pub(crate) const ROUTES: &[(&str, Handler)] = &[
+    ("/geo/me", || get(geo_me)),
+    (GEO_IP, || get(geo_ip)),
+    ("/geo", || get(missing_address)),
+    ("/geo/", || get(missing_address)),
+    ("/healthz", || get(healthz)),
+    ("/metrics", || get(metrics)),
+    ("/openapi.json", || get(openapi)),
+];
+
+/// A route's path up to its first `{name}` segment (`/geo/{ip}` -> `/geo/`); the whole path
+/// of a route without one.
+pub(crate) fn fixed_part(path: &str) -> &str {
+    path.find('{').map_or(path, |start| &path[..start])
 }
 
 /// The whole application as an axum `Router`: every route, the SPA as its fallback, the
@@ -90,22 +135,16 @@ pub fn assets() -> ServeCatalog {
 /// # });
 /// ```
 pub fn router(state: AppState, assets: ServeCatalog) -> Router {
-    Router::new()
-        .route("/geo/me", get(geo_me))
-        .route("/geo/{ip}", get(geo_ip))
-        .route("/geo", get(missing_address))
-        .route("/geo/", get(missing_address))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
-        .route("/openapi.json", get(openapi))
+    ROUTES
+        .iter()
+        .fold(Router::new(), |router, (path, handler)| {
+            router.route(path, handler())
+        })
         .fallback_service(assets)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(CountLayer::new(state.metrics.clone()))
         .with_state(state)
 }
-
-/// The router's paths other than `/geo/<ip>`: requests for them always go through the router.
-pub(crate) const ROUTED: [&str; 5] = ["/geo", "/geo/", "/healthz", "/metrics", "/openapi.json"];
 
 #[derive(Debug, serde::Deserialize)]
 struct LangQuery {
@@ -309,4 +348,15 @@ async fn method_not_allowed() -> Response {
         Json(body),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_spa_never_answers_under_the_routes_of_the_table() {
+        assert_eq!(
+            super::fallback_exclusions(),
+            ["/geo/", "/healthz", "/metrics", "/openapi.json"]
+        );
+    }
 }
