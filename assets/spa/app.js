@@ -14,7 +14,18 @@ function show(element, visible) {
 }
 
 function setText(id, text) {
-  $(id).textContent = text ?? "—";
+  const element = $(id);
+  element.textContent = text ?? "—";
+  // Values keep to one line (their place is reserved); the whole value is the title.
+  if (element.tagName === "DD" || element.id === "place") element.title = text ?? "";
+}
+
+/** Puts the card back to its placeholders: its size never changes, only its text. */
+function clearResult() {
+  for (const id of ["#flag", "#iso"]) $(id).textContent = "";
+  setText("#place", "No address looked up yet");
+  for (const id of ["#ip", "#network", "#country", "#region", "#city", "#coordinates", "#timezone"]) setText(id, null);
+  $("#result").setAttribute("data-empty", "");
 }
 
 function showError(message) {
@@ -53,7 +64,7 @@ function render(answer) {
     typeof latitude === "number" ? `${latitude.toFixed(4)}, ${longitude.toFixed(4)}${radius ? ` (± ${radius} km)` : ""}` : null,
   );
   setText("#timezone", timeZone);
-  show($("#result"), true);
+  $("#result").removeAttribute("data-empty");
   placeMarker(latitude, longitude, place ? `${answer.ip}: ${place}` : answer.ip);
 }
 
@@ -72,7 +83,7 @@ async function lookup(target) {
     });
     const body = await response.json();
     if (!response.ok) {
-      show($("#result"), false);
+      clearResult();
       placeMarker(null, null, "No location to show.");
       showError(response.status === 404 ? `${target}: not in the database (private, reserved or unknown).` : body.error);
       return null;

@@ -189,3 +189,33 @@ test("the marker is drawn on the looked-up place, on a desktop and on a phone", 
     await page.close();
   }
 });
+
+test("nothing on the page moves when an answer or an error arrives, on a phone and a desktop", async () => {
+  // Lighthouse's mobile preset is 412 x 823; its layout-shift score is the sum of these entries.
+  for (const viewport of [{ width: 412, height: 823 }, { width: 1280, height: 860 }]) {
+    for (const [address, ready] of [
+      ["8.8.8.8", "#result:not([data-empty])"],
+      ["81.2.69.160", "#result:not([data-empty])"],
+      ["10.0.0.1", "#error:not([hidden])"],
+    ]) {
+      const { page, problems } = await openPage(viewport);
+      await page.addInitScript(() => {
+        window.layoutShifts = [];
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) {
+            const moved = entry.sources.map((source) => source.node?.id || source.node?.nodeName);
+            window.layoutShifts.push({ value: entry.value, moved });
+          }
+        }).observe({ type: "layout-shift", buffered: true });
+      });
+      await page.goto(`${base}/lookup/${address}`);
+      await page.waitForSelector(ready);
+      // Shifts are reported after the frame that made them.
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      const shifts = await page.evaluate(() => window.layoutShifts);
+      assert.deepEqual(shifts, [], `${address} at ${viewport.width}px moved: ${JSON.stringify(shifts)}`);
+      assert.deepEqual(problems.filter((problem) => !problem.includes("404")), []);
+      await page.close();
+    }
+  }
+});
