@@ -26,7 +26,9 @@ pub fn table() -> anyhow::Result<String> {
     ] {
         let tree = tempfile::tempdir()?;
         for index in 0..count {
-            let path = tree.path().join(format!("folder{:02}/file{index:05}.bin", index % 50));
+            let path = tree
+                .path()
+                .join(format!("folder{:02}/file{index:05}.bin", index % 50));
             std::fs::create_dir_all(path.parent().unwrap_or(tree.path()))?;
             // Half compressible, so gzip mode stores blobs.
             let mut bytes = format!("{index} ").repeat(size / 8).into_bytes();
