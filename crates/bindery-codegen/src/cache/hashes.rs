@@ -7,7 +7,6 @@
 //! (git's "racily clean" entries). Any read or write failure of the cache only costs a rehash.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::Cache;
@@ -99,11 +98,8 @@ impl Hashes {
             return;
         }
         let text = format!("{VERSION}\n{}\n", lines.join("\n"));
-        let Ok(mut staged) = tempfile::Builder::new().prefix(".staged-").tempfile_in(dir) else {
-            return;
-        };
-        if staged.write_all(text.as_bytes()).is_ok() {
-            let _ = staged.persist(&self.file);
+        if let Some(name) = self.file.file_name().and_then(|name| name.to_str()) {
+            let _ = super::staged::write_small(dir, name, text.as_bytes());
         }
     }
 }

@@ -34,9 +34,43 @@ pub fn default_cache_dir(near: &Path) -> Result<PathBuf, Error> {
             return Ok(target.join("bindery"));
         }
     }
-    dirs::cache_dir()
+    user_cache_dir()
         .map(|dir| dir.join("bindery"))
         .ok_or(Error::NoCacheDir)
+}
+
+/// This user's own cache folder: `$XDG_CACHE_HOME` (when absolute), else `~/.cache`;
+/// `~/Library/Caches` on macOS; `%LOCALAPPDATA%` on Windows.
+fn user_cache_dir() -> Option<PathBuf> {
+    let from = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|dir| dir.is_absolute())
+    };
+    if cfg!(windows) {
+        return from("LOCALAPPDATA");
+    }
+    if cfg!(target_os = "macos") {
+        return from("HOME").map(|home| home.join("Library/Caches"));
+    }
+    from("XDG_CACHE_HOME").or_else(|| from("HOME").map(|home| home.join(".cache")))
+}
+
+/// The user this build runs as (its effective user id): the owner of `/proc/self` on Linux,
+/// else of a file this process creates. Asked once per process.
+#[cfg(unix)]
+fn user() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    static USER: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *USER.get_or_init(|| {
+        if let Ok(metadata) = std::fs::metadata("/proc/self") {
+            return Some(metadata.uid());
+        }
+        let (file, path) = super::staged::create(&std::env::temp_dir()).ok()?;
+        let owner = file.metadata().ok().map(|metadata| metadata.uid());
+        let _ = std::fs::remove_file(path);
+        owner
+    })
 }
 
 fn absolute(dir: PathBuf) -> PathBuf {
@@ -53,8 +87,7 @@ fn is_own(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path)
-            .is_ok_and(|metadata| metadata.uid() == rustix::process::geteuid().as_raw())
+        std::fs::metadata(path).is_ok_and(|metadata| Some(metadata.uid()) == user())
     }
     #[cfg(not(unix))]
     {
@@ -78,7 +111,12 @@ pub(crate) fn prepare(dir: &Path) -> Result<(), Error> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let user = rustix::process::geteuid().as_raw();
+        let Some(user) = user() else {
+            return Err(Error::UnsafeCache {
+                path: dir.to_path_buf(),
+                reason: "the user this build runs as cannot be told".to_owned(),
+            });
+        };
         if metadata.uid() != user {
             return Err(Error::UnsafeCache {
                 path: dir.to_path_buf(),

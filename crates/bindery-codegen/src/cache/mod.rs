@@ -1,7 +1,7 @@
 //! The build cache: compressed blobs, packs and snapshots that bindery wrote, each reused only
 //! while it still holds exactly what was written.
 //!
-//! Everything is written to a temporary file created exclusively (`O_EXCL`, a random name, mode
+//! Everything is written to a temporary file created exclusively (`O_EXCL`, a fresh name, mode
 //! 0600) inside the private cache folder, then renamed into place, so an interrupted build or two
 //! builds racing never leave half a file, and no symlink planted at a temporary name is ever
 //! followed. Beside every file written, a seal (`seals/<folder>/<name>`) records the BLAKE3 hash
@@ -13,6 +13,7 @@
 
 mod hashes;
 mod location;
+mod staged;
 
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -79,10 +80,7 @@ impl Cache {
     pub(crate) fn stage(&self, folder: &str) -> Result<Staged, Error> {
         let dir = self.root.join(folder);
         location::create_private(&dir)?;
-        let file = tempfile::Builder::new()
-            .prefix(".staged-")
-            .tempfile_in(&dir)
-            .map_err(|error| Error::write(&dir, error))?;
+        let file = staged::TempFile::new_in(&dir).map_err(|error| Error::write(&dir, error))?;
         Ok(Staged {
             out: BufWriter::with_capacity(64 * 1024, file),
             hasher: blake3::Hasher::new(),
@@ -133,24 +131,14 @@ impl Cache {
         );
         let seals = self.root.join("seals").join(folder);
         location::create_private(&seals)?;
-        let mut staged = tempfile::Builder::new()
-            .prefix(".staged-")
-            .tempfile_in(&seals)
-            .map_err(|error| Error::write(&seals, error))?;
-        staged
-            .write_all(text.as_bytes())
-            .map_err(|error| Error::write(&seals, error))?;
-        let target = seals.join(name);
-        staged
-            .persist(&target)
-            .map_err(|error| Error::write(&target, error.error))?;
-        Ok(())
+        staged::write_small(&seals, name, text.as_bytes())
+            .map_err(|error| Error::write(seals.join(name), error))
     }
 }
 
 /// A file being written into the cache: its bytes are hashed on the way for its seal.
 pub(crate) struct Staged {
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: BufWriter<staged::TempFile>,
     hasher: blake3::Hasher,
     len: u64,
     folder: String,
@@ -183,16 +171,9 @@ impl Staged {
             .out
             .into_inner()
             .map_err(|error| Error::write(&target, error.into_error()))?;
-        if let Some(modified) = modified {
-            file.as_file()
-                .set_modified(modified)
-                .map_err(|error| Error::write(&target, error))?;
-        }
-        file.as_file()
-            .sync_all()
+        file.seal_bytes(modified)
+            .and_then(|()| file.persist(&target))
             .map_err(|error| Error::write(&target, error))?;
-        file.persist(&target)
-            .map_err(|error| Error::write(&target, error.error))?;
         cache.write_seal(
             &self.folder,
             name,
