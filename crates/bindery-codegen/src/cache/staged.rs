@@ -64,7 +64,10 @@ impl TempFile {
     }
 
     /// Gives the file `modified` as its modification time, and syncs its bytes to disk.
-    pub(crate) fn seal_bytes(&self, modified: Option<std::time::SystemTime>) -> std::io::Result<()> {
+    pub(crate) fn seal_bytes(
+        &self,
+        modified: Option<std::time::SystemTime>,
+    ) -> std::io::Result<()> {
         let Some(file) = &self.file else {
             return Ok(());
         };
@@ -134,7 +137,10 @@ mod tests {
         assert_eq!(path, dir.path().join(".staged-3"));
         assert_eq!(std::fs::read(&victim).expect("victim"), b"precious");
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&path).expect("staged").permissions().mode();
+        let mode = std::fs::metadata(&path)
+            .expect("staged")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 }
