@@ -24,7 +24,7 @@ struct Cli {
 enum Command {
     /// Write a module embedding a folder, with compressed blobs beside it (`--check`: compare
     /// only, for CI).
-    Embed(EmbedArgs),
+    Embed(Box<EmbedArgs>),
     /// Print a completion script for a shell, e.g. `bindery completions bash >
     /// ~/.local/share/bash-completion/completions/bindery`.
     Completions {

@@ -38,7 +38,8 @@ pub use encoding::{
 };
 pub use manifest::{Entry, Manifest, Rules, Stored, Variant};
 pub use options::{
-    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Options, Progress, parse_large_threshold,
+    DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Options, Progress,
+    parse_large_threshold,
 };
 pub use track::{TRACKED_ENV, is_tracked, track};
 pub use validate::{Concern, Problem};
@@ -53,10 +54,20 @@ pub use validate::{Concern, Problem};
 /// ```
 pub const CONTRACT: u32 = 1;
 
+/// The runtime's path in generated code: `crate_path` as tokens (`::bindery` when it is not a
+/// path, which validation refused before).
+pub(crate) fn runtime(crate_path: &str) -> proc_macro2::TokenStream {
+    match syn::parse_str::<syn::Path>(crate_path) {
+        Ok(path) => quote::quote!(#path),
+        Err(_) => quote::quote!(::bindery),
+    }
+}
+
 /// The path of the runtime's private module for [`CONTRACT`].
-pub(crate) fn private_module() -> proc_macro2::TokenStream {
+pub(crate) fn private_module(crate_path: &str) -> proc_macro2::TokenStream {
+    let runtime = runtime(crate_path);
     let module = quote::format_ident!("__private_v{}", CONTRACT);
-    quote::quote!(::bindery::#module)
+    quote::quote!(#runtime::#module)
 }
 
 #[doc = include_str!("../README.md")]

@@ -34,6 +34,9 @@ pub struct Manifest {
     /// when one changes. Not needed when a build script tracks the folder
     /// ([`track`](crate::track)), which also notices added files. `true` unless turned off.
     pub name_sources: bool,
+    /// The path generated code names the runtime by (`::bindery` unless
+    /// [`Options::crate_path`](crate::Options::crate_path) said otherwise).
+    pub crate_path: String,
 }
 
 /// The rules that chose a manifest's files and what they record, kept so that bindery's dev mode

@@ -4,6 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crate::{Encoding, Error, Manifest, Mode, normalise_prefix};
 
+/// The path generated code names the runtime by unless told otherwise.
+pub const DEFAULT_CRATE_PATH: &str = "::bindery";
+
 /// The gzip level used unless another is asked for: the best compression, paid once per file
 /// content thanks to the blob cache.
 pub const DEFAULT_LEVEL: u32 = 9;
@@ -62,6 +65,7 @@ pub struct Options {
     pub(crate) precompress: Vec<Encoding>,
     pub(crate) pack: bool,
     pub(crate) snapshots: bool,
+    pub(crate) crate_path: String,
 }
 
 impl Options {
@@ -87,6 +91,7 @@ impl Options {
             precompress: Vec::new(),
             pack: false,
             snapshots: false,
+            crate_path: DEFAULT_CRATE_PATH.to_owned(),
         }
     }
 
@@ -120,6 +125,20 @@ impl Options {
     /// ```
     pub fn snapshots(mut self, snapshots: bool) -> Self {
         self.snapshots = snapshots;
+        self
+    }
+
+    /// The path generated code names the runtime by (`::bindery` by default): for a crate that
+    /// re-exports bindery (`pub use bindery;`) and whose users do not depend on it themselves,
+    /// e.g. `my_crate::bindery`.
+    ///
+    /// ```
+    /// let root = std::path::absolute("../../assets/fixtures").unwrap();
+    /// let manifest = bindery_codegen::Options::new(root).crate_path("my_crate::bindery").build().unwrap();
+    /// assert_eq!(manifest.crate_path, "my_crate::bindery");
+    /// ```
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
         self
     }
 

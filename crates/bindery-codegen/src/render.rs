@@ -54,10 +54,11 @@ pub fn module(
         manifest.entries.len(),
         manifest.mode
     );
+    let runtime = crate::runtime(&manifest.crate_path);
     let tokens = quote! {
         #[doc = #doc]
         #[rustfmt::skip]
-        pub static #name: ::bindery::Catalog = #catalog;
+        pub static #name: #runtime::Catalog = #catalog;
     };
     let file: syn::File = syn::parse2(tokens).ok()?;
     let mut text = String::new();
@@ -75,8 +76,9 @@ pub fn module(
         literal
     };
     text.push_str(&format!(
-        "\n::bindery::__bindery_module! {{\n    contract = {};\n    generator = {};\n    \
+        "\n{}::__bindery_module! {{\n    contract = {};\n    generator = {};\n    \
          regenerate = {};\n    name = {name};\n\n",
+        runtime.to_string().replace(' ', ""),
         crate::CONTRACT,
         quoted(concat!("bindery-codegen ", env!("CARGO_PKG_VERSION"))),
         quoted(regenerate),

@@ -21,6 +21,8 @@ pub enum Concern {
     Level,
     /// The encoding at this index of the `precompress` list.
     Precompress(usize),
+    /// The path generated code names the runtime by.
+    CratePath,
 }
 
 /// One thing wrong with [`Options`]: what it concerns, and the error.
@@ -74,6 +76,14 @@ impl Options {
             if let Err(error) = compile_glob(glob) {
                 push(Concern::Exclude(index), error);
             }
+        }
+        if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
+            push(
+                Concern::CratePath,
+                Error::CratePath {
+                    path: self.crate_path.clone(),
+                },
+            );
         }
         if let Err(error) = self.folder_exists() {
             push(Concern::Folder, error);

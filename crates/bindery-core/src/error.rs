@@ -85,6 +85,14 @@ pub enum Error {
         /// Why it is refused.
         reason: &'static str,
     },
+    /// The path generated code names the runtime by is not a Rust path.
+    #[error(
+        "invalid crate path `{path}`: expected a path such as `::bindery` or `my_crate::bindery`"
+    )]
+    CratePath {
+        /// The path as given.
+        path: String,
+    },
     /// The gzip level is outside 0..=9.
     #[error("invalid gzip level {level}: expected 0 to 9")]
     Level {

@@ -36,15 +36,22 @@ pub(crate) fn expand_text_with(
     tokens: TokenStream,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<String, TokenStream> {
-    syn::parse2::<Input>(tokens)
-        .and_then(|input| try_expand(input, progress))
-        .map_err(|error| {
-            let error = error.to_compile_error();
-            quote! {{
-                #error
-                ::bindery::Catalog::empty(::bindery::Mode::Static)
-            }}
-        })
+    let input = match syn::parse2::<Input>(tokens) {
+        Ok(input) => input,
+        Err(error) => return Err(fallback(&error, &quote!(::bindery))),
+    };
+    let runtime = input.runtime();
+    try_expand(input, progress).map_err(|error| fallback(&error, &runtime))
+}
+
+/// One `compile_error!` next to an empty catalog, so that a mistake gives one error and not a
+/// cascade of type errors.
+fn fallback(error: &syn::Error, runtime: &TokenStream) -> TokenStream {
+    let error = error.to_compile_error();
+    quote! {{
+        #error
+        #runtime::Catalog::empty(#runtime::Mode::Static)
+    }}
 }
 
 fn try_expand(input: Input, progress: &mut dyn FnMut(Progress<'_>)) -> syn::Result<String> {
@@ -76,8 +83,9 @@ fn try_expand(input: Input, progress: &mut dyn FnMut(Progress<'_>)) -> syn::Resu
     };
     // A const item gives the nested slices a 'static lifetime in any expression position, so the
     // macro works in a `static`, a `const` or a `let` alike.
+    let runtime = manifest.crate_path.replace(' ', "");
     Ok(format!(
-        "{{ const __BINDERY_CATALOG: ::bindery::Catalog = {catalog}; __BINDERY_CATALOG }}"
+        "{{ const __BINDERY_CATALOG: {runtime}::Catalog = {catalog}; __BINDERY_CATALOG }}"
     ))
 }
 

@@ -24,6 +24,23 @@ pub(crate) enum Value {
     List(Vec<LitStr>),
 }
 
+impl Input {
+    /// The runtime's path as the arguments name it (`crate_path = "…"`), for the expansion and
+    /// its error fallback; `::bindery` when none is given or it is no path.
+    pub(crate) fn runtime(&self) -> proc_macro2::TokenStream {
+        let given = self.args.iter().find_map(|arg| match &arg.value {
+            Value::Str(path) if arg.key == "crate_path" => {
+                syn::parse_str::<syn::Path>(&path.value()).ok()
+            }
+            _ => None,
+        });
+        match given {
+            Some(path) => quote::quote!(#path),
+            None => quote::quote!(::bindery),
+        }
+    }
+}
+
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         if input.is_empty() {

@@ -10,8 +10,8 @@ use syn::LitStr;
 
 use crate::input::{Input, Value};
 
-const KEYS: &str =
-    "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, precompress";
+const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, \
+                    precompress, crate_path";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
@@ -30,6 +30,7 @@ struct Spans {
     prefix: Option<(usize, Span)>,
     level: Option<(usize, Span)>,
     precompress: Vec<(usize, Span)>,
+    crate_path: Option<(usize, Span)>,
 }
 
 /// All errors of one expansion, each with the place of its argument, shown in argument order.
@@ -94,6 +95,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
                 Concern::Prefix => spans.prefix,
                 Concern::Level => spans.level,
                 Concern::Precompress(index) => spans.precompress.get(index).copied(),
+                Concern::CratePath => spans.crate_path,
                 // The folder is looked at once the arguments are right.
                 _ if is_argument_wrong => continue,
                 _ => None,
@@ -172,6 +174,10 @@ fn apply(
         ("large", Value::Str(text)) if text.value() == "off" => options.large_threshold(None),
         ("precompress", Value::List(names)) => precompress(options, spans, &names)?,
         ("precompress", Value::Str(name)) => precompress(options, spans, &[name])?,
+        ("crate_path", Value::Str(path)) => {
+            spans.crate_path = Some((spans.argument, path.span()));
+            options.crate_path(path.value())
+        }
         ("hidden", Value::Bool(flag)) => options.include_hidden(flag.value),
         ("modified", Value::Bool(flag)) => options.modified(flag.value),
         ("allow_missing", Value::Bool(flag)) => options.allow_missing(flag.value),
@@ -191,6 +197,7 @@ fn expected(key: &str) -> Option<&'static str> {
         "large" => "a number of bytes or \"off\"",
         "precompress" => "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
         "hidden" | "modified" | "allow_missing" => "`true` or `false`",
+        "crate_path" => "a path as a string, e.g. \"my_crate::bindery\"",
         _ => return None,
     })
 }

@@ -79,6 +79,10 @@ pub struct EmbedArgs {
     /// always embed. The module must be inside a crate (a `Cargo.toml` above `--out`).
     #[arg(long)]
     pub dev: bool,
+    /// The path the module names the runtime by, for a crate that re-exports bindery
+    /// (`pub use bindery;`), e.g. `my_crate::bindery`.
+    #[arg(long, value_name = "PATH", default_value = bindery_codegen::DEFAULT_CRATE_PATH)]
+    pub crate_path: String,
     /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
     #[arg(long)]
     pub check: bool,
@@ -143,6 +147,9 @@ impl EmbedArgs {
         }
         if self.dev {
             words.push("--dev".into());
+        }
+        if self.crate_path != bindery_codegen::DEFAULT_CRATE_PATH {
+            words.extend(["--crate-path".into(), self.crate_path.clone()]);
         }
         if self.large.0 != Some(DEFAULT_LARGE_THRESHOLD) {
             let threshold = self

@@ -119,7 +119,8 @@ fn options(args: &EmbedArgs, root: PathBuf) -> Options {
         .include_hidden(args.hidden)
         .large_threshold(args.large.0)
         .precompress(args.precompress.iter().copied())
-        .prefix(args.prefix.clone().unwrap_or_default());
+        .prefix(args.prefix.clone().unwrap_or_default())
+        .crate_path(args.crate_path.clone());
     for glob in &args.include {
         options = options.include(glob.clone());
     }
@@ -138,6 +139,7 @@ fn flag(concern: Concern) -> Option<&'static str> {
         Concern::Prefix => Some("--prefix"),
         Concern::Level => Some("--level"),
         Concern::Precompress(_) => Some("--precompress"),
+        Concern::CratePath => Some("--crate-path"),
         _ => None,
     }
 }

@@ -570,3 +570,76 @@ fn a_module_written_for_another_contract_fails_to_build_with_one_error_naming_bo
         stderr(&check)
     );
 }
+
+#[test]
+fn a_module_for_a_crate_that_reexports_bindery_names_it_by_crate_path() {
+    let project = Project::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    project.write(
+        "Cargo.toml",
+        "[package]\nname = \"generated_kit_user\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+         [workspace]\n\n[dependencies]\nkit = { path = \"kit\" }\n",
+    );
+    project.write(
+        "kit/Cargo.toml",
+        format!(
+            "[package]\nname = \"kit\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\nbindery = {{ path = {:?} }}\n",
+            crate_path("bindery")
+        ),
+    );
+    project.write("kit/src/lib.rs", "pub use bindery;\n");
+    write_site(&project.path().join("site"));
+    project.write(
+        "src/main.rs",
+        "mod assets;\n\nfn main() {\n    println!(\"{}\", assets::ASSETS.len());\n}\n",
+    );
+    let args = [
+        "site",
+        "--mode",
+        "gzip",
+        "--out",
+        "src/assets.rs",
+        "--crate-path",
+        "kit::bindery",
+    ];
+    let output = embed(project.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let module = std::fs::read_to_string(project.path().join("src/assets.rs")).expect("module");
+    assert!(
+        module.contains("kit::bindery::__bindery_module!"),
+        "{module}"
+    );
+    assert!(
+        !module.contains("::bindery::Catalog =") || module.contains("kit::bindery::Catalog"),
+        "{module}"
+    );
+    assert!(
+        module.contains("--crate-path kit::bindery"),
+        "the header records it"
+    );
+    let build = project
+        .cargo(&["run", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    assert!(build.status.success(), "{}", stderr(&build));
+    assert_eq!(stdout(&build).trim(), "4");
+    let check = embed(project.path(), &[&args[..], &["--check"]].concat());
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    let refused = embed(
+        project.path(),
+        &[
+            "site",
+            "--out",
+            "src/other.rs",
+            "--crate-path",
+            "not a path",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("--crate-path: invalid crate path `not a path`"),
+        "{}",
+        stderr(&refused)
+    );
+}

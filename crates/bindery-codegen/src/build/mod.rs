@@ -78,6 +78,7 @@ fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
         },
         pack: None,
         name_sources: true,
+        crate_path: options.crate_path.clone(),
     })
 }
 

@@ -19,8 +19,9 @@ fn name(entry: &Entry) -> String {
 /// A packed entry: its name, where its bytes lie in the pack, and the shared description of its
 /// media type (`info`, a `static` of the catalog). Written as text: in a proc macro every token
 /// made one by one is a call into the compiler.
-pub(super) fn packed(out: &mut String, entry: &Entry, start: u64, info: &str) {
-    out.push_str("::bindery::EmbeddedFile { __name: ");
+pub(super) fn packed(out: &mut String, runtime: &str, entry: &Entry, start: u64, info: &str) {
+    out.push_str(runtime);
+    out.push_str("::EmbeddedFile { __name: ");
     push_string_literal(out, &name(entry));
     let _ = write!(
         out,
@@ -31,7 +32,8 @@ pub(super) fn packed(out: &mut String, entry: &Entry, start: u64, info: &str) {
 
 /// An entry described on its own: its blob, media type, lengths, ETags, variants and time.
 pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator: &Locator) {
-    let private = crate::private_module();
+    let runtime = crate::runtime(&manifest.crate_path);
+    let private = crate::private_module(&manifest.crate_path);
     let own = Blob::of_entry(entry);
     let bytes = bytes(manifest, &own, locator);
     let variants = variants(manifest, entry, locator);
@@ -60,7 +62,7 @@ pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator:
         }
     };
     let tokens = quote! {
-        ::bindery::EmbeddedFile {
+        #runtime::EmbeddedFile {
             __name: #name,
             __start: 0,
             __len: #stored_len,
@@ -120,7 +122,7 @@ fn bytes(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> TokenStream
     let is_large = manifest
         .large_threshold
         .is_some_and(|threshold| blob.len >= threshold);
-    if let Some(incbin) = is_large.then(|| incbin(blob, locator)).flatten() {
+    if let Some(incbin) = is_large.then(|| incbin(manifest, blob, locator)).flatten() {
         return incbin;
     }
     if let Locator::ManifestDir(manifest_dir) = locator
@@ -134,7 +136,7 @@ fn bytes(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> TokenStream
 
 /// `::bindery::__bindery_incbin!(symbol, path, len)` for a large blob, when the file can be
 /// named for the assembler; `None` sends it through `include_bytes!`.
-fn incbin(blob: &Blob<'_>, locator: &Locator) -> Option<TokenStream> {
+fn incbin(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> Option<TokenStream> {
     let manifest_dir = locator.manifest_dir()?;
     let manifest_text = manifest_dir.to_str()?;
     // For the macro, the manifest folder is this machine's and must be quotable too; a generated
@@ -159,8 +161,9 @@ fn incbin(blob: &Blob<'_>, locator: &Locator) -> Option<TokenStream> {
     hasher.update(&blob.len.to_le_bytes());
     let tag = format!("_{}", &hasher.finalize().to_hex()[..24]);
     let len = Literal::u64_unsuffixed(blob.len);
+    let runtime = crate::runtime(&manifest.crate_path);
     Some(quote! {
-        ::bindery::__bindery_incbin!(
+        #runtime::__bindery_incbin!(
             ::core::concat!("__bindery_", ::core::env!("CARGO_CRATE_NAME"), #tag),
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix),
             #len
@@ -174,7 +177,8 @@ fn variants(manifest: &Manifest, entry: &Entry, locator: &Locator) -> TokenStrea
     if entry.variants.is_empty() {
         return quote!(&[]);
     }
-    let private = crate::private_module();
+    let runtime = crate::runtime(&manifest.crate_path);
+    let private = crate::private_module(&manifest.crate_path);
     let items = entry.variants.iter().map(|variant| {
         let encoding = match variant.encoding {
             Encoding::Br => quote!(Br),
@@ -191,7 +195,7 @@ fn variants(manifest: &Manifest, entry: &Entry, locator: &Locator) -> TokenStrea
         let etag = &variant.etag;
         quote! {
             #private::Encoded {
-                encoding: ::bindery::Encoding::#encoding,
+                encoding: #runtime::Encoding::#encoding,
                 bytes: #bytes,
                 etag: #etag,
             }

@@ -108,7 +108,8 @@ impl Locator {
             include_hidden,
             modified,
         } = &manifest.rules;
-        quote!(::bindery::__bindery_dev!(
+        let runtime = crate::runtime(&manifest.crate_path);
+        quote!(#runtime::__bindery_dev!(
             #root,
             [#(#include),*],
             [#(#exclude),*],
@@ -163,8 +164,8 @@ impl<'a> PackLayout<'a> {
     }
 
     /// One `include_bytes!` of the pack, and a description per media type that its files share.
-    fn items(&self) -> String {
-        let private = crate::private_module();
+    fn items(&self, crate_path: &str) -> String {
+        let private = crate::private_module(crate_path);
         let suffix = &self.suffix;
         let infos = self
             .shared
@@ -228,7 +229,9 @@ fn source_tracking(manifest: &Manifest) -> String {
 /// assert!(text.contains("__PACK"));
 /// ```
 pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
-    let private = crate::private_module();
+    let runtime = crate::runtime(&manifest.crate_path);
+    let runtime_text = runtime.to_string().replace(' ', "");
+    let private = crate::private_module(&manifest.crate_path);
     let is_macro = matches!(locator, Locator::ManifestDir(_));
     let pack = PackLayout::new(manifest, locator);
     let mut text = String::from("{ ");
@@ -239,7 +242,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
         );
     }
     if let Some(pack) = &pack {
-        text.push_str(&pack.items());
+        text.push_str(&pack.items(&manifest.crate_path));
     }
     if is_macro && manifest.name_sources {
         text.push_str(&source_tracking(manifest));
@@ -247,7 +250,9 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     // The table is a `const` item of its own: its outermost borrow is 'static by the rules for
     // constant initialisers, whatever its elements hold (a block reading an extern static is not
     // promotable, so `&[...]` passed straight to a call would be a temporary).
-    text.push_str(" const FILES: &[::bindery::EmbeddedFile] = &[");
+    text.push_str(&format!(
+        " const FILES: &[{runtime_text}::EmbeddedFile] = &["
+    ));
     for (index, entry) in manifest.entries.iter().enumerate() {
         if index > 0 {
             text.push_str(", ");
@@ -258,7 +263,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
                     .as_ref()
                     .map(|pack| pack.info(&entry.mime, &entry.content_type))
                     .unwrap_or_default();
-                entry::packed(&mut text, entry, start, &info);
+                entry::packed(&mut text, &runtime_text, entry, start, &info);
             }
             None => entry::own(&mut text, manifest, entry, locator),
         }
@@ -279,7 +284,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     };
     let tail = quote! {
         const DEV: ::core::option::Option<&#private::DevSource> = #dev_source;
-        #build(::bindery::Mode::#mode, #prefix, DEV, FILES)
+        #build(#runtime::Mode::#mode, #prefix, DEV, FILES)
     };
     text.push_str(&format!("]; {tail} }}"));
     text

@@ -92,3 +92,62 @@ fn precompress_without_its_feature_is_a_compile_error_naming_the_feature() {
         "gzip needs no feature: {stderr}"
     );
 }
+
+#[test]
+fn a_crate_that_reexports_bindery_serves_catalogs_through_crate_path() {
+    // `user` depends on `kit` only, which re-exports bindery: generated code must name
+    // `kit::bindery`, not `::bindery`.
+    let project = Project::new("bindery_kit_user", "kit = { path = \"kit\" }\n");
+    project.write(
+        "kit/Cargo.toml",
+        format!(
+            "[package]\nname = \"kit\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\nbindery = {{ path = {:?} }}\n",
+            crate::project::crate_path("bindery")
+        ),
+    );
+    project.write("kit/src/lib.rs", "pub use bindery;\n");
+    // The user's own manifest must not name bindery: drop it from the generated one.
+    let manifest = std::fs::read_to_string(project.path().join("Cargo.toml")).expect("manifest");
+    let manifest: String = manifest
+        .lines()
+        .filter(|line| !line.starts_with("bindery ="))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    project.write("Cargo.toml", manifest);
+    project.write("assets/hello.txt", "hello through kit");
+    project.write(
+        "assets/other.txt",
+        "another small file, so that there is a pack",
+    );
+    project.write("assets/large.bin", noise(1_100_000, 5));
+    project.write(
+        "src/main.rs",
+        "static ASSETS: kit::bindery::Catalog = kit::bindery::embed!(\n    \"assets\",\n    \
+         mode = \"gzip\",\n    crate_path = \"kit::bindery\",\n);\n\n\
+         fn main() {\n    let hello = ASSETS.get(\"hello.txt\").unwrap();\n    \
+         assert_eq!(ASSETS.get(\"large.bin\").unwrap().len(), 1_100_000);\n    \
+         println!(\"{}\", String::from_utf8_lossy(&hello));\n}\n",
+    );
+    project.build(&[]);
+    assert_eq!(project.run().trim(), "hello through kit");
+}
+
+#[test]
+fn a_crate_path_that_is_no_path_is_a_compile_error_naming_it() {
+    let project = Project::new("bindery_bad_crate_path", "");
+    project.write("assets/hello.txt", "hi");
+    project.write(
+        "src/main.rs",
+        "static ASSETS: bindery::Catalog = bindery::embed!(\"assets\", crate_path = \"not a path\");\n\nfn main() {\n    let _ = ASSETS.len();\n}\n",
+    );
+    let stderr = project.build_error();
+    assert!(
+        stderr.contains("invalid crate path `not a path`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("src/main.rs:1:"),
+        "spanned on the argument: {stderr}"
+    );
+}
