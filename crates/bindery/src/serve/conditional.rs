@@ -1,9 +1,68 @@
-//! Conditional requests: `If-None-Match`, `If-Modified-Since` and `If-Range` (RFC 9110 §13).
+//! Conditional requests (RFC 9110 §13): the preconditions `If-Match` and
+//! `If-Unmodified-Since` (412), `If-None-Match` and `If-Modified-Since` (304), evaluated in the
+//! order of §13.2.2, and `If-Range` (§13.1.5), which decides whether a range is served.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use http::header::{IF_MODIFIED_SINCE, IF_NONE_MATCH};
-use http::{HeaderMap, HeaderValue};
+use http::HeaderMap;
+use http::header::{IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_UNMODIFIED_SINCE};
+
+use super::head::{RequestHead, first_text, text};
+
+/// What a request's preconditions say about the selected representation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Go on: serve it (or its range).
+    Proceed,
+    /// 304 Not Modified: the client's copy is current.
+    NotModified,
+    /// 412 Precondition Failed.
+    Failed,
+}
+
+/// Evaluates the preconditions of a GET or HEAD for the representation whose strong tag is
+/// `etag` (quoted) and that was last modified at `modified`, in the order of RFC 9110 §13.2.2:
+/// `If-Match` (§13.1.1, strong comparison; false: 412), else `If-Unmodified-Since` (§13.1.4;
+/// later than the date: 412), then `If-None-Match` (§13.1.2, weak comparison; true: 304),
+/// else `If-Modified-Since` (§13.1.3; not later: 304). A malformed field matches nothing; a
+/// date that does not parse, or a representation without a time, leaves its condition out.
+pub(crate) fn evaluate(
+    request: &impl RequestHead,
+    etag: &str,
+    modified: Option<SystemTime>,
+) -> Verdict {
+    let mut if_match = request.header_values(&IF_MATCH).peekable();
+    if if_match.peek().is_some() {
+        if !if_match.any(|value| text(value).is_some_and(|list| matches_strongly(list, etag))) {
+            return Verdict::Failed;
+        }
+    } else if let (Some(since), Some(modified)) = (
+        first_text(request, &IF_UNMODIFIED_SINCE).and_then(parse_date),
+        modified,
+    ) && seconds(modified) > seconds(since)
+    {
+        return Verdict::Failed;
+    }
+    let mut if_none_match = request.header_values(&IF_NONE_MATCH).peekable();
+    if if_none_match.peek().is_some() {
+        let matches =
+            if_none_match.any(|value| text(value).is_some_and(|list| matches_weakly(list, etag)));
+        return if matches {
+            Verdict::NotModified
+        } else {
+            Verdict::Proceed
+        };
+    }
+    match (
+        first_text(request, &IF_MODIFIED_SINCE).and_then(parse_date),
+        modified,
+    ) {
+        (Some(since), Some(modified)) if seconds(modified) <= seconds(since) => {
+            Verdict::NotModified
+        }
+        _ => Verdict::Proceed,
+    }
+}
 
 /// Whether a request's conditionals let it be answered with 304 Not Modified, per RFC 9110
 /// §13.2.2: `If-None-Match` decides when present (any of its field lines, by the weak
@@ -29,45 +88,41 @@ use http::{HeaderMap, HeaderValue};
 pub fn is_not_modified(headers: &HeaderMap, etag: &str, modified: Option<SystemTime>) -> bool {
     let mut if_none_match = headers.get_all(IF_NONE_MATCH).iter().peekable();
     if if_none_match.peek().is_some() {
-        return if_none_match.any(|value| none_match(value, etag));
+        return if_none_match
+            .any(|value| text(value.as_bytes()).is_some_and(|list| matches_weakly(list, etag)));
     }
     headers
         .get(IF_MODIFIED_SINCE)
-        .is_some_and(|since| not_modified_since(since, modified))
+        .and_then(|value| text(value.as_bytes()))
+        .and_then(parse_date)
+        .zip(modified)
+        .is_some_and(|(since, modified)| seconds(modified) <= seconds(since))
 }
 
-/// Whether `If-None-Match` matches `etag` by the weak comparison: `*`, or any listed tag whose
-/// opaque part equals ours, with or without `W/`. A malformed header matches nothing.
-fn none_match(header: &HeaderValue, etag: &str) -> bool {
-    let Ok(text) = header.to_str() else {
-        return false;
-    };
-    if text.trim() == "*" {
+/// Whether an `If-None-Match` list matches `etag` by the weak comparison (§8.8.3.2): `*`, or
+/// any listed tag whose opaque part equals ours, with or without `W/`.
+fn matches_weakly(list: &str, etag: &str) -> bool {
+    if list.trim() == "*" {
         return true;
     }
     let ours = opaque(etag);
-    entity_tags(text).any(|(_, tag)| tag == ours)
+    entity_tags(list).any(|(_, tag)| tag == ours)
 }
 
-/// Whether `If-Modified-Since` says the client's copy is current: the file carries a time that is
-/// not after the given date. Unparseable dates are ignored (`false`).
-fn not_modified_since(header: &HeaderValue, modified: Option<SystemTime>) -> bool {
-    let (Some(modified), Some(since)) = (modified, parse_date(header)) else {
-        return false;
-    };
-    seconds(modified) <= seconds(since)
+/// Whether an `If-Match` list matches `etag` by the strong comparison (§8.8.3.2): `*` (the
+/// representation exists), or a listed tag that is not weak and whose opaque part equals ours.
+fn matches_strongly(list: &str, etag: &str) -> bool {
+    if list.trim() == "*" {
+        return true;
+    }
+    let ours = opaque(etag);
+    entity_tags(list).any(|(is_weak, tag)| !is_weak && tag == ours)
 }
 
-/// Whether an `If-Range` validator still holds, so the range may be served: a strong ETag equal
-/// to ours (a weak one never holds), or a date exactly equal to the file's modification time.
-pub(crate) fn if_range_holds(
-    header: &HeaderValue,
-    etag: &str,
-    modified: Option<SystemTime>,
-) -> bool {
-    let Ok(text) = header.to_str() else {
-        return false;
-    };
+/// Whether an `If-Range` validator still holds, so the range may be served (§13.1.5): a strong
+/// ETag equal to ours (a weak one never holds), or a date exactly equal to the file's
+/// modification time.
+pub(crate) fn if_range_holds(text: &str, etag: &str, modified: Option<SystemTime>) -> bool {
     let text = text.trim();
     if text.starts_with('"') || text.starts_with("W/") {
         let mut tags = entity_tags(text);
@@ -76,14 +131,14 @@ pub(crate) fn if_range_holds(
             _ => false,
         };
     }
-    match (modified, parse_date(header)) {
+    match (modified, parse_date(text)) {
         (Some(modified), Some(date)) => seconds(modified) == seconds(date),
         _ => false,
     }
 }
 
-fn parse_date(header: &HeaderValue) -> Option<SystemTime> {
-    httpdate::parse_http_date(header.to_str().ok()?.trim()).ok()
+fn parse_date(text: &str) -> Option<SystemTime> {
+    httpdate::parse_http_date(text.trim()).ok()
 }
 
 fn seconds(time: SystemTime) -> u64 {
@@ -120,66 +175,110 @@ fn entity_tags(list: &str) -> impl Iterator<Item = (bool, &str)> {
 mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
-    use http::HeaderValue;
-
-    use super::{if_range_holds, none_match, not_modified_since};
+    use super::{Verdict, evaluate, if_range_holds, matches_strongly, matches_weakly};
 
     const TAG: &str = "\"abc\"";
 
-    fn header(text: &str) -> HeaderValue {
-        HeaderValue::from_str(text).expect("valid")
-    }
-
     #[test]
     fn if_none_match_uses_weak_comparison_over_lists() {
-        assert!(none_match(&header("\"abc\""), TAG));
-        assert!(none_match(&header("W/\"abc\""), TAG));
-        assert!(none_match(&header("\"x\", \"abc\""), TAG));
+        assert!(matches_weakly("\"abc\"", TAG));
+        assert!(matches_weakly("W/\"abc\"", TAG));
+        assert!(matches_weakly("\"x\", \"abc\"", TAG));
         assert!(
-            none_match(&header("\"a,b\",W/\"abc\""), TAG),
+            matches_weakly("\"a,b\",W/\"abc\"", TAG),
             "commas inside tags"
         );
-        assert!(none_match(&header("*"), TAG));
-        assert!(!none_match(&header("\"abd\""), TAG));
-        assert!(!none_match(&header("abc"), TAG), "unquoted is malformed");
-        assert!(!none_match(&header("\"abc"), TAG), "unterminated");
-        assert!(!none_match(&header(""), TAG));
+        assert!(matches_weakly("*", TAG));
+        assert!(!matches_weakly("\"abd\"", TAG));
+        assert!(!matches_weakly("abc", TAG), "unquoted is malformed");
+        assert!(!matches_weakly("\"abc", TAG), "unterminated");
+        assert!(!matches_weakly("", TAG));
     }
 
     #[test]
-    fn if_modified_since_compares_whole_seconds() {
+    fn if_match_uses_strong_comparison() {
+        assert!(matches_strongly("\"abc\"", TAG));
+        assert!(matches_strongly("\"x\", \"abc\"", TAG));
+        assert!(matches_strongly("*", TAG));
+        assert!(
+            !matches_strongly("W/\"abc\"", TAG),
+            "a weak tag never matches strongly"
+        );
+        assert!(!matches_strongly("\"abd\"", TAG));
+        assert!(!matches_strongly("", TAG));
+    }
+
+    fn request(headers: &[(&str, &str)]) -> http::Request<()> {
+        let mut builder = http::Request::get("/");
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(()).expect("request")
+    }
+
+    #[test]
+    fn preconditions_follow_the_order_of_rfc_9110_13_2_2() {
         let modified = Some(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
-        let same = header("Tue, 14 Nov 2023 22:13:20 GMT");
-        assert!(not_modified_since(&same, modified));
-        assert!(not_modified_since(
-            &header("Wed, 15 Nov 2023 00:00:00 GMT"),
-            modified
-        ));
-        assert!(!not_modified_since(
-            &header("Mon, 13 Nov 2023 00:00:00 GMT"),
-            modified
-        ));
-        assert!(!not_modified_since(&header("yesterday"), modified));
-        assert!(!not_modified_since(&same, None), "no time, no 304");
+        let before = "Mon, 13 Nov 2023 00:00:00 GMT";
+        let after = "Wed, 15 Nov 2023 00:00:00 GMT";
+        let verdict = |headers: &[(&str, &str)]| evaluate(&request(headers), TAG, modified);
+        assert_eq!(verdict(&[]), Verdict::Proceed);
+        assert_eq!(verdict(&[("if-match", "\"x\"")]), Verdict::Failed);
+        // Step 1 decides: If-Unmodified-Since is not evaluated when If-Match is present.
+        assert_eq!(
+            verdict(&[("if-match", "\"abc\""), ("if-unmodified-since", before)]),
+            Verdict::Proceed
+        );
+        assert_eq!(verdict(&[("if-unmodified-since", before)]), Verdict::Failed);
+        assert_eq!(verdict(&[("if-unmodified-since", after)]), Verdict::Proceed);
+        assert_eq!(
+            verdict(&[("if-unmodified-since", "not a date")]),
+            Verdict::Proceed
+        );
+        // Step 3 after a passing step 1: 304.
+        assert_eq!(
+            verdict(&[("if-match", "*"), ("if-none-match", "\"abc\"")]),
+            Verdict::NotModified
+        );
+        // A failed If-Match wins over a matching If-None-Match.
+        assert_eq!(
+            verdict(&[("if-match", "\"x\""), ("if-none-match", "\"abc\"")]),
+            Verdict::Failed
+        );
+        // If-None-Match present: If-Modified-Since is ignored.
+        assert_eq!(
+            verdict(&[("if-none-match", "\"x\""), ("if-modified-since", after)]),
+            Verdict::Proceed
+        );
+        assert_eq!(
+            verdict(&[("if-modified-since", after)]),
+            Verdict::NotModified
+        );
+        assert_eq!(verdict(&[("if-modified-since", before)]), Verdict::Proceed);
+        // Without a time of our own, date conditions are left out.
+        assert_eq!(
+            evaluate(&request(&[("if-unmodified-since", before)]), TAG, None),
+            Verdict::Proceed
+        );
     }
 
     #[test]
     fn if_range_needs_a_strong_match() {
-        assert!(if_range_holds(&header("\"abc\""), TAG, None));
-        assert!(!if_range_holds(&header("W/\"abc\""), TAG, None));
-        assert!(!if_range_holds(&header("\"abd\""), TAG, None));
-        assert!(!if_range_holds(&header("\"abc\", \"abc\""), TAG, None));
+        assert!(if_range_holds("\"abc\"", TAG, None));
+        assert!(!if_range_holds("W/\"abc\"", TAG, None));
+        assert!(!if_range_holds("\"abd\"", TAG, None));
+        assert!(!if_range_holds("\"abc\", \"abc\"", TAG, None));
         let modified = Some(UNIX_EPOCH + Duration::from_secs(1_700_000_000));
         assert!(if_range_holds(
-            &header("Tue, 14 Nov 2023 22:13:20 GMT"),
+            "Tue, 14 Nov 2023 22:13:20 GMT",
             TAG,
             modified
         ));
         assert!(!if_range_holds(
-            &header("Tue, 14 Nov 2023 22:13:21 GMT"),
+            "Tue, 14 Nov 2023 22:13:21 GMT",
             TAG,
             modified
         ));
-        assert!(!if_range_holds(&header("garbage"), TAG, modified));
+        assert!(!if_range_holds("garbage", TAG, modified));
     }
 }

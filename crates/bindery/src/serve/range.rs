@@ -1,31 +1,78 @@
-//! The `Range` header: one byte range is served as 206; anything else as the full 200 (RFC 9110 §14).
+//! The `Range` header (RFC 9110 §14): byte ranges, one served as 206 with `Content-Range`,
+//! several as `multipart/byteranges` (§14.6), with limits that keep a request from costing more
+//! than the file.
 
-use http::HeaderValue;
+use std::ops::RangeInclusive;
+
+/// How many range specs a header may list; more, and it is ignored (RFC 9110 §14.2 lets a
+/// server ignore a range request, and the whole representation is always a correct answer).
+pub(crate) const MAX_SPECS: usize = 32;
+
+/// How many parts a multipart answer may have once overlapping and nearby ranges are merged;
+/// more, and the whole representation is sent instead (many small parts cost far more than
+/// their bytes: the "Apache Killer" request of CVE-2011-3192).
+pub(crate) const MAX_PARTS: usize = 16;
 
 /// What to do with a `Range` header for a representation of `len` bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Decision {
-    /// Ignore it: malformed, several ranges, or another unit. Serve the whole representation.
+    /// Ignore it: malformed, another unit, too many specs or parts. Serve the whole
+    /// representation.
     Full,
     /// Serve bytes `start..=end`.
     Partial { start: u64, end: u64 },
-    /// No byte of the range exists: 416 with `Content-Range: bytes */len`.
+    /// Serve these ranges, sorted and disjoint, as `multipart/byteranges`.
+    Parts(Vec<RangeInclusive<u64>>),
+    /// No byte of any range exists: 416 with `Content-Range: bytes */len`.
     Unsatisfiable,
 }
 
-/// Decides how to answer `Range` for a representation of `len` bytes.
-pub(crate) fn decide(header: &HeaderValue, len: u64) -> Decision {
-    let Some(text) = header.to_str().ok() else {
+/// Decides how to answer a `Range` header (`text`, as sent) for a representation of `len`
+/// bytes. Satisfiable specs are kept (§14.1.1: a set is satisfiable if any of its ranges is);
+/// the ranges are sorted and overlapping or adjacent ones merged (§14.6 allows it), so the
+/// parts never hold a byte twice and never add up to more than the file.
+pub(crate) fn decide(text: &str, len: u64) -> Decision {
+    let Some((unit, specs)) = text.split_once('=') else {
         return Decision::Full;
     };
-    let Some((unit, spec)) = text.split_once('=') else {
-        return Decision::Full;
-    };
-    if !unit.trim().eq_ignore_ascii_case("bytes") || spec.contains(',') {
+    if !unit.trim().eq_ignore_ascii_case("bytes") {
         return Decision::Full;
     }
-    let Some((first, last)) = spec.trim().split_once('-') else {
-        return Decision::Full;
+    let mut ranges = Vec::new();
+    for (index, spec) in specs.split(',').enumerate() {
+        if index == MAX_SPECS {
+            return Decision::Full;
+        }
+        match parse_spec(spec.trim(), len) {
+            Spec::Malformed => return Decision::Full,
+            Spec::Unsatisfiable => {}
+            Spec::Range(range) => ranges.push(range),
+        }
+    }
+    if ranges.is_empty() {
+        return Decision::Unsatisfiable;
+    }
+    let parts = merge(ranges);
+    match parts.as_slice() {
+        [single] => Decision::Partial {
+            start: *single.start(),
+            end: *single.end(),
+        },
+        parts if parts.len() > MAX_PARTS => Decision::Full,
+        _ => Decision::Parts(parts),
+    }
+}
+
+enum Spec {
+    Malformed,
+    Unsatisfiable,
+    Range(RangeInclusive<u64>),
+}
+
+/// One `range-spec` against `len`: `A-B`, `A-` or `-N` (the last N bytes).
+fn parse_spec(spec: &str, len: u64) -> Spec {
+    let Some((first, last)) = spec.split_once('-') else {
+        return Spec::Malformed;
     };
     let is_digits = |text: &str| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit());
     match (is_digits(first), is_digits(last)) {
@@ -33,12 +80,9 @@ pub(crate) fn decide(header: &HeaderValue, len: u64) -> Decision {
         (false, true) if first.is_empty() => {
             let suffix = last.parse::<u64>().unwrap_or(u64::MAX);
             if suffix == 0 || len == 0 {
-                Decision::Unsatisfiable
+                Spec::Unsatisfiable
             } else {
-                Decision::Partial {
-                    start: len.saturating_sub(suffix),
-                    end: len - 1,
-                }
+                Spec::Range(len.saturating_sub(suffix)..=len - 1)
             }
         }
         // `A-` or `A-B`.
@@ -51,29 +95,35 @@ pub(crate) fn decide(header: &HeaderValue, len: u64) -> Decision {
                 u64::MAX
             };
             if end < start {
-                Decision::Full
+                Spec::Malformed
             } else if start >= len {
-                Decision::Unsatisfiable
+                Spec::Unsatisfiable
             } else {
-                Decision::Partial {
-                    start,
-                    end: end.min(len - 1),
-                }
+                Spec::Range(start..=end.min(len - 1))
             }
         }
-        _ => Decision::Full,
+        _ => Spec::Malformed,
     }
+}
+
+/// The ranges sorted by start, overlapping and adjacent ones merged.
+fn merge(mut ranges: Vec<RangeInclusive<u64>>) -> Vec<RangeInclusive<u64>> {
+    ranges.sort_by_key(|range| *range.start());
+    let mut merged: Vec<RangeInclusive<u64>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if *range.start() <= last.end().saturating_add(1) => {
+                *last = *last.start()..=(*last.end()).max(*range.end());
+            }
+            _ => merged.push(range),
+        }
+    }
+    merged
 }
 
 #[cfg(test)]
 mod tests {
-    use http::HeaderValue;
-
-    use super::{Decision, decide};
-
-    fn range(text: &str, len: u64) -> Decision {
-        decide(&HeaderValue::from_str(text).expect("valid"), len)
-    }
+    use super::{Decision, MAX_PARTS, MAX_SPECS, decide};
 
     fn partial(start: u64, end: u64) -> Decision {
         Decision::Partial { start, end }
@@ -81,32 +131,32 @@ mod tests {
 
     #[test]
     fn single_ranges() {
-        assert_eq!(range("bytes=0-0", 10), partial(0, 0));
-        assert_eq!(range("bytes=-1", 10), partial(9, 9));
-        assert_eq!(range("bytes=5-", 10), partial(5, 9));
-        assert_eq!(range("bytes=2-100", 10), partial(2, 9));
-        assert_eq!(range("bytes=-100", 10), partial(0, 9));
-        assert_eq!(range("BYTES = 1-2", 10), partial(1, 2));
-        assert_eq!(range("bytes=0-99999999999999999999999", 10), partial(0, 9));
+        assert_eq!(decide("bytes=0-0", 10), partial(0, 0));
+        assert_eq!(decide("bytes=-1", 10), partial(9, 9));
+        assert_eq!(decide("bytes=5-", 10), partial(5, 9));
+        assert_eq!(decide("bytes=2-100", 10), partial(2, 9));
+        assert_eq!(decide("bytes=-100", 10), partial(0, 9));
+        assert_eq!(decide("BYTES = 1-2", 10), partial(1, 2));
+        assert_eq!(decide("bytes=0-99999999999999999999999", 10), partial(0, 9));
     }
 
     #[test]
     fn unsatisfiable_ranges() {
-        assert_eq!(range("bytes=10-", 10), Decision::Unsatisfiable);
-        assert_eq!(range("bytes=10-20", 10), Decision::Unsatisfiable);
-        assert_eq!(range("bytes=-0", 10), Decision::Unsatisfiable);
-        assert_eq!(range("bytes=0-0", 0), Decision::Unsatisfiable);
+        assert_eq!(decide("bytes=10-", 10), Decision::Unsatisfiable);
+        assert_eq!(decide("bytes=10-20", 10), Decision::Unsatisfiable);
+        assert_eq!(decide("bytes=-0", 10), Decision::Unsatisfiable);
+        assert_eq!(decide("bytes=0-0", 0), Decision::Unsatisfiable);
         assert_eq!(
-            range("bytes=99999999999999999999999-", 10),
+            decide("bytes=99999999999999999999999-", 10),
             Decision::Unsatisfiable
         );
+        assert_eq!(decide("bytes=10-11, 20-", 10), Decision::Unsatisfiable);
     }
 
     #[test]
     fn ignored_ranges() {
         for text in [
             "bytes=5-2",
-            "bytes=0-1,3-4",
             "items=0-1",
             "bytes=",
             "bytes=-",
@@ -117,8 +167,45 @@ mod tests {
             "bytes=1-2-3",
             "bytes= 1 - 2",
             "bytes=+1-2",
+            "bytes=0-1,,3-4",
         ] {
-            assert_eq!(range(text, 10), Decision::Full, "{text}");
+            assert_eq!(decide(text, 10), Decision::Full, "{text}");
         }
+    }
+
+    #[test]
+    fn several_ranges_are_sorted_merged_and_kept_apart_when_far() {
+        let len = 10_000;
+        assert_eq!(
+            decide("bytes=5000-5009,0-9", len),
+            Decision::Parts(vec![0..=9, 5000..=5009])
+        );
+        // Overlapping and adjacent ranges become one: no byte is sent twice.
+        assert_eq!(decide("bytes=0-99,50-149,150-199", len), partial(0, 199));
+        assert_eq!(
+            decide("bytes=0-1,5-9", len),
+            Decision::Parts(vec![0..=1, 5..=9])
+        );
+        // Unsatisfiable members are dropped when another is satisfiable (RFC 9110 §14.1.1).
+        assert_eq!(decide("bytes=0-9,20000-", len), partial(0, 9));
+    }
+
+    #[test]
+    fn many_ranges_or_parts_get_the_whole_representation() {
+        let len = 1_000_000;
+        let spread = |count: usize| {
+            let specs: Vec<String> = (0..count)
+                .map(|index| format!("{}-{}", index * 1000, index * 1000 + 9))
+                .collect();
+            format!("bytes={}", specs.join(","))
+        };
+        assert!(
+            matches!(decide(&spread(MAX_PARTS), len), Decision::Parts(parts) if parts.len() == MAX_PARTS)
+        );
+        assert_eq!(decide(&spread(MAX_PARTS + 1), len), Decision::Full);
+        assert_eq!(decide(&spread(MAX_SPECS + 1), len), Decision::Full);
+        // The same byte asked for a thousand times is not a thousand copies.
+        let repeated = format!("bytes={}", vec!["0-"; 30].join(","));
+        assert_eq!(decide(&repeated, len), partial(0, len - 1));
     }
 }

@@ -3,6 +3,8 @@
 
 use http::{Request, Response};
 
+use super::head::RequestHead;
+use super::response::Slice;
 use super::{Body, ServeCatalog};
 use crate::EmbeddedFile;
 
@@ -23,6 +25,20 @@ impl ServeCatalog {
     /// assert_eq!(escape.status(), StatusCode::BAD_REQUEST);
     /// ```
     pub fn respond<B>(&self, request: &Request<B>) -> Response<Body> {
+        self.respond_to(request)
+    }
+
+    /// [`respond`](Self::respond) for a request of any framework: anything that gives its
+    /// method, path, query and headers ([`RequestHead`]).
+    ///
+    /// ```
+    /// use http::StatusCode;
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// let (parts, ()) = http::Request::head("/hello.txt").body(()).unwrap().into_parts();
+    /// assert_eq!(service.respond_to(&parts).status(), StatusCode::OK);
+    /// ```
+    pub fn respond_to(&self, request: &impl RequestHead) -> Response<Body> {
         match self.build(self.decide(request), request) {
             Answer::Ready(response) => response,
             Answer::Deferred(deferred) => deferred.finish(),
@@ -43,13 +59,13 @@ pub(super) struct Deferred {
     pub(super) file: &'static EmbeddedFile,
     pub(super) index: Option<usize>,
     pub(super) response: Response<Body>,
-    pub(super) range: Option<(usize, usize)>,
+    pub(super) slice: Slice,
 }
 
 impl Deferred {
     /// Decompresses (or takes from the cache) and returns the finished response.
     pub(super) fn finish(self) -> Response<Body> {
         self.service
-            .fill_identity_body(self.file, self.index, self.response, self.range)
+            .fill_identity_body(self.file, self.index, self.response, self.slice)
     }
 }

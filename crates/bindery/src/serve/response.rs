@@ -2,23 +2,48 @@
 //! binary, sent as stored, taken from the cache, or, for a large decompression, left as work.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
 
-use bytes::Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{
     ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE,
     CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION, VARY, X_CONTENT_TYPE_OPTIONS,
 };
-use http::{HeaderValue, Request, Response, StatusCode};
+use http::{HeaderValue, Response, StatusCode};
 
-use super::decide::{Outcome, Part, Served};
+use super::decide::{Outcome, Part, Served, Target};
+use super::head::RequestHead;
+use super::prepared::Representation;
 use super::respond::{Answer, Deferred};
 use super::{Body, ServeCatalog};
 use crate::{EmbeddedFile, Mode};
 
+/// What the identity body of a response is made of.
+#[derive(Debug, Clone)]
+pub(super) enum Slice {
+    Whole,
+    /// Bytes `start..=end`.
+    Range {
+        start: usize,
+        end: usize,
+    },
+    /// `multipart/byteranges` (boxed: rare, and it keeps every answer small to move).
+    Parts(Box<Parts>),
+}
+
+/// The ranges of a `multipart/byteranges` body, its boundary and the file's media type.
+#[derive(Debug, Clone)]
+pub(super) struct Parts {
+    ranges: Vec<RangeInclusive<usize>>,
+    boundary: String,
+    content_type: HeaderValue,
+}
+
 impl ServeCatalog {
     /// The response for `outcome`; HEAD gets GET's headers and no body.
-    pub(super) fn build<B>(&self, outcome: Outcome<'_>, request: &Request<B>) -> Answer {
-        let is_head = request.method() == http::Method::HEAD;
+    pub(super) fn build(&self, outcome: Outcome<'_>, request: &impl RequestHead) -> Answer {
+        let is_head = request.method_name() == "HEAD";
         let answer = match outcome {
             Outcome::MethodNotAllowed => {
                 let mut response = error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
@@ -30,9 +55,28 @@ impl ServeCatalog {
             Outcome::BadPath(reason) => {
                 Answer::Ready(error(StatusCode::BAD_REQUEST, reason.message()))
             }
-            Outcome::NotFound => Answer::Ready(error(StatusCode::NOT_FOUND, "not found")),
+            Outcome::NotFound { page, varies } => {
+                let mut answer = match page {
+                    Some(page) => self.file_response(page, is_head, StatusCode::NOT_FOUND),
+                    None => Answer::Ready(error(StatusCode::NOT_FOUND, "not found")),
+                };
+                if varies {
+                    answer.vary_with_accept();
+                }
+                answer
+            }
             Outcome::RedirectToFolder => Answer::Ready(redirect_to_folder(request)),
-            Outcome::File(served) => self.file_response(served, is_head),
+            Outcome::RedirectClean { location } => {
+                Answer::Ready(redirect(StatusCode::PERMANENT_REDIRECT, &location))
+            }
+            Outcome::File(served) => {
+                let varies = served.varies;
+                let mut answer = self.file_response(served, is_head, StatusCode::OK);
+                if varies {
+                    answer.vary_with_accept();
+                }
+                answer
+            }
         };
         match answer {
             // HEAD gets the headers GET would, never a body: error bodies included.
@@ -45,15 +89,16 @@ impl ServeCatalog {
         }
     }
 
-    /// A file's response: its validators and caching policy, then the part asked for.
-    fn file_response(&self, served: Served<'_>, is_head: bool) -> Answer {
+    /// A file's response (with `status` for a whole representation: 200, or 404 for the 404
+    /// page): its validators and caching policy, then the part asked for.
+    fn file_response(&self, served: Served<'_>, is_head: bool, status: StatusCode) -> Answer {
         let Served {
             target,
             encoded,
             part,
+            ..
         } = served;
         let prepared = &*target.prepared;
-        let file = prepared.file;
         let mut response = Response::new(Body::default());
         let out = response.headers_mut();
         out.insert(
@@ -69,13 +114,39 @@ impl ServeCatalog {
         if !prepared.representations.is_empty() {
             out.insert(VARY, HeaderValue::from_static("accept-encoding"));
         }
-        if part == Part::NotModified {
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            return Answer::Ready(response);
+        match part {
+            Part::NotModified => {
+                *response.status_mut() = StatusCode::NOT_MODIFIED;
+                return Answer::Ready(response);
+            }
+            Part::PreconditionFailed => {
+                // The current validator tells the client what it should have sent; the error
+                // itself is not to be stored.
+                let mut failed = error(StatusCode::PRECONDITION_FAILED, "precondition failed");
+                if let Some(etag) = response.headers().get(ETAG) {
+                    failed.headers_mut().insert(ETAG, etag.clone());
+                }
+                return Answer::Ready(failed);
+            }
+            _ => {}
         }
-        out.insert(CONTENT_TYPE, prepared.content_type.clone());
-        out.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-        out.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        *response.status_mut() = status;
+        out_headers(&mut response, prepared.content_type.clone());
+        self.with_part(response, &target, encoded, part, is_head)
+    }
+
+    /// `response` with the part of the file asked for: 416, one range, several, the encoded
+    /// representation as stored, or identity.
+    fn with_part(
+        &self,
+        mut response: Response<Body>,
+        target: &Target<'_>,
+        encoded: Option<&Representation>,
+        part: Part,
+        is_head: bool,
+    ) -> Answer {
+        let prepared = &*target.prepared;
+        let file = prepared.file;
         let len = file.len() as u64;
         match (part, encoded) {
             (Part::Unsatisfiable, _) => {
@@ -95,10 +166,19 @@ impl ServeCatalog {
                     out.insert(CONTENT_RANGE, content_range);
                 }
                 // Bounds come from the range's decision against this very length.
-                let range = Some((start as usize, end as usize));
-                self.with_identity_body(file, target.index, response, range)
+                let slice = Slice::Range {
+                    start: start as usize,
+                    end: end as usize,
+                };
+                self.with_identity_body(file, target.index, response, slice)
+            }
+            (Part::Ranges(ranges), _) => {
+                let content_type = prepared.content_type.clone();
+                let (response, slice) = multipart(response, file, content_type, &ranges);
+                self.with_identity_body(file, target.index, response, slice)
             }
             (_, Some(representation)) => {
+                let out = response.headers_mut();
                 out.insert(CONTENT_ENCODING, representation.content_encoding.clone());
                 out.insert(CONTENT_LENGTH, representation.len.clone());
                 if !is_head {
@@ -107,17 +187,19 @@ impl ServeCatalog {
                 Answer::Ready(response)
             }
             (_, None) => {
-                out.insert(CONTENT_LENGTH, prepared.identity_len.clone());
+                response
+                    .headers_mut()
+                    .insert(CONTENT_LENGTH, prepared.identity_len.clone());
                 if is_head {
                     Answer::Ready(response)
                 } else {
-                    self.with_identity_body(file, target.index, response, None)
+                    self.with_identity_body(file, target.index, response, Slice::Whole)
                 }
             }
         }
     }
 
-    /// `response` with the identity body (or the `range` of it), or, when getting that body
+    /// `response` with the identity body (or the `slice` of it), or, when getting that body
     /// means decompressing a large file not in the cache, the work left to do.
     /// `index` is the file's place in the service's table, `None` for a dev catalog's file
     /// (always stored raw, so never decompressed nor cached).
@@ -126,7 +208,7 @@ impl ServeCatalog {
         file: &'static EmbeddedFile,
         index: Option<usize>,
         response: Response<Body>,
-        range: Option<(usize, usize)>,
+        slice: Slice,
     ) -> Answer {
         if self.is_slow_to_decode(file, index) {
             return Answer::Deferred(Deferred {
@@ -134,10 +216,10 @@ impl ServeCatalog {
                 file,
                 index,
                 response,
-                range,
+                slice,
             });
         }
-        Answer::Ready(self.fill_identity_body(file, index, response, range))
+        Answer::Ready(self.fill_identity_body(file, index, response, slice))
     }
 
     pub(super) fn fill_identity_body(
@@ -145,7 +227,7 @@ impl ServeCatalog {
         file: &'static EmbeddedFile,
         index: Option<usize>,
         mut response: Response<Body>,
-        range: Option<(usize, usize)>,
+        slice: Slice,
     ) -> Response<Body> {
         let Ok(body) = self.identity_body(file, index) else {
             return internal_error();
@@ -156,10 +238,13 @@ impl ServeCatalog {
         if body.len() != file.len() {
             return internal_error();
         }
-        let body = match range {
-            Some((start, end)) if start <= end && end < body.len() => body.slice(start..=end),
-            Some(_) => return internal_error(),
-            None => body,
+        let body = match slice {
+            Slice::Whole => body,
+            Slice::Range { start, end } if end < body.len() => body.slice(start..=end),
+            Slice::Parts(parts) if parts.ranges.iter().all(|range| *range.end() < body.len()) => {
+                multipart_body(&body, &parts.ranges, &parts.boundary, &parts.content_type)
+            }
+            _ => return internal_error(),
         };
         *response.body_mut() = Body::new(body);
         response
@@ -203,6 +288,112 @@ impl ServeCatalog {
     }
 }
 
+impl Answer {
+    /// Adds `accept` to the response's `Vary`: the answer depended on the request's `Accept`.
+    fn vary_with_accept(&mut self) {
+        let response = match self {
+            Answer::Ready(response) => response,
+            Answer::Deferred(deferred) => &mut deferred.response,
+        };
+        let headers = response.headers_mut();
+        let value = match headers.get(VARY) {
+            Some(vary) if vary.as_bytes() == b"accept-encoding" => "accept, accept-encoding",
+            _ => "accept",
+        };
+        headers.insert(VARY, HeaderValue::from_static(value));
+    }
+}
+
+/// The headers every body of a file carries.
+fn out_headers(response: &mut Response<Body>, content_type: HeaderValue) {
+    let out = response.headers_mut();
+    out.insert(CONTENT_TYPE, content_type);
+    out.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    out.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+}
+
+/// A `multipart/byteranges` response (RFC 9110 §14.6) for `ranges` of `file`: its status,
+/// `Content-Type` with a boundary made from the file's ETag (no part of a file can hold it: the
+/// tag is a hash of the whole), and `Content-Length` computed before any byte is read.
+fn multipart(
+    mut response: Response<Body>,
+    file: &EmbeddedFile,
+    content_type: HeaderValue,
+    ranges: &[RangeInclusive<u64>],
+) -> (Response<Body>, Slice) {
+    let boundary = format!("bindery-{}", file.etag().trim_matches('"'));
+    let ranges: Vec<RangeInclusive<usize>> = ranges
+        .iter()
+        .map(|range| *range.start() as usize..=*range.end() as usize)
+        .collect();
+    let len = multipart_len(&ranges, &boundary, &content_type, file.len());
+    *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+    let out = response.headers_mut();
+    out.insert(CONTENT_LENGTH, HeaderValue::from(len));
+    if let Ok(value) = HeaderValue::try_from(format!("multipart/byteranges; boundary={boundary}")) {
+        out.insert(CONTENT_TYPE, value);
+    }
+    let slice = Slice::Parts(Box::new(Parts {
+        ranges,
+        boundary,
+        content_type,
+    }));
+    (response, slice)
+}
+
+/// The head of one part: the boundary line, then its `Content-Type` and `Content-Range`.
+fn part_head(
+    out: &mut String,
+    boundary: &str,
+    content_type: &HeaderValue,
+    range: &RangeInclusive<usize>,
+    len: usize,
+) {
+    let _ = write!(
+        out,
+        "\r\n--{boundary}\r\nContent-Type: {}\r\nContent-Range: bytes {}-{}/{len}\r\n\r\n",
+        content_type.to_str().unwrap_or("application/octet-stream"),
+        range.start(),
+        range.end()
+    );
+}
+
+fn multipart_len(
+    ranges: &[RangeInclusive<usize>],
+    boundary: &str,
+    content_type: &HeaderValue,
+    len: usize,
+) -> usize {
+    let mut heads = String::new();
+    for range in ranges {
+        part_head(&mut heads, boundary, content_type, range, len);
+    }
+    let bytes: usize = ranges
+        .iter()
+        .map(|range| range.end() - range.start() + 1)
+        .sum();
+    heads.len() + bytes + format!("\r\n--{boundary}--\r\n").len()
+}
+
+fn multipart_body(
+    body: &Bytes,
+    ranges: &[RangeInclusive<usize>],
+    boundary: &str,
+    content_type: &HeaderValue,
+) -> Bytes {
+    let mut out =
+        BytesMut::with_capacity(multipart_len(ranges, boundary, content_type, body.len()));
+    let mut head = String::new();
+    for range in ranges {
+        head.clear();
+        part_head(&mut head, boundary, content_type, range, body.len());
+        out.put_slice(head.as_bytes());
+        out.put_slice(&body[range.clone()]);
+    }
+    out.put_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    out.freeze()
+}
+
 fn cow_to_bytes(contents: Cow<'static, [u8]>) -> Bytes {
     match contents {
         Cow::Borrowed(bytes) => Bytes::from_static(bytes),
@@ -229,19 +420,22 @@ const NOT_URI: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b'}');
 
 /// 307 to the same path with a trailing slash, query kept. Only reached for keys the catalog
-/// knows as folders, so the target is always a local path. The `http` crate accepts raw UTF-8
-/// and a few delimiters in a request's query; the `Location` sent back escapes them, so it is
-/// always a valid, ASCII URI-reference.
-fn redirect_to_folder<B>(request: &Request<B>) -> Response<Body> {
-    use percent_encoding::percent_encode;
-    let uri = request.uri();
-    let path = percent_encode(uri.path().as_bytes(), NOT_URI);
-    let location = match uri.query() {
-        Some(query) => format!("{path}/?{}", percent_encode(query.as_bytes(), NOT_URI)),
-        None => format!("{path}/"),
+/// knows as folders, so the target is always a local path.
+fn redirect_to_folder(request: &impl RequestHead) -> Response<Body> {
+    let location = match request.raw_query() {
+        Some(query) => format!("{}/?{query}", request.raw_path()),
+        None => format!("{}/", request.raw_path()),
     };
+    redirect(StatusCode::TEMPORARY_REDIRECT, &location)
+}
+
+/// A redirect to a local `location`. The `http` crate accepts raw UTF-8 and a few delimiters in
+/// a request's query; the `Location` sent back escapes them, so it is always a valid, ASCII
+/// URI-reference.
+fn redirect(status: StatusCode, location: &str) -> Response<Body> {
+    let location = percent_encoding::percent_encode(location.as_bytes(), NOT_URI).to_string();
     let mut response = Response::new(Body::default());
-    *response.status_mut() = StatusCode::TEMPORARY_REDIRECT;
+    *response.status_mut() = status;
     match HeaderValue::try_from(location) {
         Ok(location) => {
             response.headers_mut().insert(LOCATION, location);

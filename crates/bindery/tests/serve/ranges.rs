@@ -48,13 +48,13 @@ async fn unsatisfiable_ranges_give_416() {
 }
 
 #[tokio::test]
-async fn reversed_garbage_and_multiple_ranges_give_the_full_200() {
+async fn reversed_and_garbage_ranges_give_the_full_200() {
     let service = ServeCatalog::new(&STATIC);
     for value in [
         "bytes=5-2",
         "garbage",
         "bytes=abc",
-        "bytes=0-1,3-4",
+        "bytes=0-1,,3-4",
         "items=0-1",
         "bytes=",
         &"bytes=1-2".repeat(2000),

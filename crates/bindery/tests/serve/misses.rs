@@ -1,0 +1,183 @@
+//! What a miss gets: the SPA's page for a navigation (with `Vary: Accept`), the catalog's 404
+//! page, another service; and what finds a file that is not at the path asked: clean URLs and
+//! aliases.
+
+use std::convert::Infallible;
+
+use bindery::serve::ServeCatalog;
+use http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+use crate::support::{GZIP, STATIC, get, on_disk};
+
+const NAVIGATION: (&str, &str) = ("accept", "text/html,application/xhtml+xml,*/*;q=0.8");
+
+/// A response that depends on `Accept` says so, or a shared cache could hand the app's page to
+/// a script's request, or a 404 to a browser.
+#[tokio::test]
+async fn every_answer_that_depends_on_accept_varies_by_it() {
+    let service = ServeCatalog::new(&GZIP)
+        .spa_fallback("index.html")
+        .no_fallback_prefix("/api/");
+    let page = get(&service, "/deep/link", &[NAVIGATION]).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert_eq!(page.header("vary"), "accept, accept-encoding");
+    let script = get(&service, "/missing.js", &[("accept", "*/*")]).await;
+    assert_eq!(script.status, StatusCode::NOT_FOUND);
+    assert_eq!(script.header("vary"), "accept");
+    // Neither a file that exists nor a path the fallback never covers depends on Accept.
+    let file = get(&service, "/index.html", &[NAVIGATION]).await;
+    assert_eq!(file.header("vary"), "accept-encoding");
+    let api = get(&service, "/api/nothing", &[NAVIGATION]).await;
+    assert_eq!(api.status, StatusCode::NOT_FOUND);
+    assert!(api.headers.get("vary").is_none());
+}
+
+#[tokio::test]
+async fn the_404_page_is_served_with_status_404_and_its_own_headers() {
+    let service = ServeCatalog::new(&GZIP).not_found_file("docs/index.html");
+    let page = GZIP.file("docs/index.html").expect("page");
+    let reply = get(&service, "/no/such/thing.js", &[]).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(reply.header("content-type"), "text/html; charset=utf-8");
+    assert_eq!(reply.header("etag"), page.etag());
+    assert_eq!(reply.body, on_disk("docs/index.html"));
+    // A miss has no preconditions and no range (RFC 9110 §13.2.1): the whole page, every time.
+    let conditional = get(
+        &service,
+        "/nope",
+        &[("if-none-match", page.etag()), ("range", "bytes=0-0")],
+    )
+    .await;
+    assert_eq!(conditional.status, StatusCode::NOT_FOUND);
+    assert_eq!(conditional.body, on_disk("docs/index.html"));
+    // HEAD gets the headers and no body.
+    let head =
+        crate::support::send(&service, Request::head("/nope").body(()).expect("request")).await;
+    assert_eq!(head.status, StatusCode::NOT_FOUND);
+    assert!(head.body.is_empty());
+    assert_eq!(
+        head.header("content-length"),
+        on_disk("docs/index.html").len().to_string()
+    );
+    // A path the catalog does not have as a file leaves the JSON 404.
+    let unset = ServeCatalog::new(&GZIP).not_found_file("no-such-404.html");
+    assert_eq!(
+        get(&unset, "/nope", &[]).await.header("content-type"),
+        "application/json"
+    );
+}
+
+#[tokio::test]
+async fn the_spa_page_wins_over_the_404_page_for_a_navigation() {
+    let service = ServeCatalog::new(&STATIC)
+        .spa_fallback("index.html")
+        .not_found_file("docs/index.html");
+    let navigation = get(&service, "/route", &[NAVIGATION]).await;
+    assert_eq!(navigation.status, StatusCode::OK);
+    assert_eq!(navigation.body, on_disk("index.html"));
+    let asset = get(&service, "/missing.png", &[("accept", "image/*")]).await;
+    assert_eq!(asset.status, StatusCode::NOT_FOUND);
+    assert_eq!(asset.body, on_disk("docs/index.html"));
+    assert_eq!(asset.header("vary"), "accept");
+}
+
+#[tokio::test]
+async fn misses_go_to_the_not_found_service_with_status_404() {
+    let page = tower::service_fn(|request: Request<()>| async move {
+        Ok::<_, Infallible>(http::Response::new(format!("no {}", request.uri().path())))
+    });
+    let service = ServeCatalog::new(&STATIC).not_found_service(page);
+    let missing = service
+        .clone()
+        .oneshot(Request::get("/nope").body(()).expect("request"))
+        .await
+        .expect("infallible");
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let body = missing
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    assert_eq!(&body[..], b"no /nope");
+    let found = service
+        .oneshot(Request::get("/hello.txt").body(()).expect("request"))
+        .await
+        .expect("infallible");
+    assert_eq!(found.status(), StatusCode::OK);
+    let body = found.into_body().collect().await.expect("body").to_bytes();
+    assert_eq!(&body[..], b"Hello, bindery!\n");
+}
+
+#[tokio::test]
+async fn clean_urls_serve_pages_without_html_and_redirect_to_them() {
+    let service = ServeCatalog::new(&STATIC).clean_urls();
+    let clean = get(&service, "/index", &[]).await;
+    assert_eq!(clean.status, StatusCode::OK);
+    assert_eq!(clean.body, on_disk("index.html"));
+    for (path, location) in [
+        ("/index.html", "/"),
+        ("/docs/index.html", "/docs/"),
+        ("/index.html?lang=de", "/?lang=de"),
+    ] {
+        let reply = get(&service, path, &[]).await;
+        assert_eq!(reply.status, StatusCode::PERMANENT_REDIRECT, "{path}");
+        assert_eq!(reply.header("location"), location, "{path}");
+    }
+    // Other files keep their names; a page that does not exist is still a miss.
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get(&service, "/hello", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        get(&service, "/nope.html", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // Off by default.
+    let plain = ServeCatalog::new(&STATIC);
+    assert_eq!(get(&plain, "/index.html", &[]).await.status, StatusCode::OK);
+    assert_eq!(
+        get(&plain, "/index", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn clean_urls_work_under_a_mount_point() {
+    let service = ServeCatalog::new(&STATIC).clean_urls().mounted_at("/site");
+    assert_eq!(
+        get(&service, "/site/index", &[]).await.status,
+        StatusCode::OK
+    );
+    let reply = get(&service, "/site/docs/index.html", &[]).await;
+    assert_eq!(reply.header("location"), "/site/docs/");
+}
+
+#[tokio::test]
+async fn an_alias_serves_its_file_with_the_same_headers() {
+    let service = ServeCatalog::new(&GZIP)
+        .alias("latest.js", "app.js")
+        .alias("../escape", "app.js")
+        .alias("nowhere", "no-such-file");
+    let alias = get(&service, "/latest.js", &[("accept-encoding", "gzip")]).await;
+    let file = get(&service, "/app.js", &[("accept-encoding", "gzip")]).await;
+    assert_eq!(alias.status, StatusCode::OK);
+    for header in ["etag", "content-type", "content-encoding", "content-length"] {
+        assert_eq!(alias.header(header), file.header(header), "{header}");
+    }
+    assert_eq!(alias.body, file.body);
+    assert_eq!(
+        get(&service, "/nowhere", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        get(&service, "/../escape", &[]).await.status,
+        StatusCode::BAD_REQUEST
+    );
+}
