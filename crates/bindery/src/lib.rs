@@ -41,6 +41,9 @@
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod __private_v1;
+#[cfg(feature = "actix")]
+#[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
+pub mod actix;
 mod catalog;
 mod contract;
 #[cfg(all(feature = "dev", debug_assertions))]
@@ -49,6 +52,9 @@ mod dir;
 mod error;
 mod file;
 mod lookup;
+#[cfg(feature = "rocket")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rocket")))]
+pub mod rocket;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
