@@ -1,0 +1,26 @@
+//! bindery on actix-web 4: the catalog as a service of the App (feature `actix`).
+
+use bindery::serve::ServeCatalog;
+
+static SITE: bindery::Catalog =
+    bindery::embed!("site", mode = "gzip", precompress = ["br", "zstd"]);
+
+#[actix_web::main]
+async fn main() -> std::io::Result<()> {
+    let assets = ServeCatalog::new(&SITE)
+        .mounted_at("/static")
+        .spa_fallback("index.html")
+        .not_found_file("404.html");
+    let address = std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".to_owned());
+    let server = actix_web::HttpServer::new(move || {
+        actix_web::App::new()
+            .route("/api/ping", actix_web::web::get().to(|| async { "pong" }))
+            .service(bindery::actix::ServeCatalog::new(assets.clone()))
+    })
+    .workers(2)
+    .bind(&address)?;
+    for bound in server.addrs() {
+        println!("listening on http://{bound}");
+    }
+    server.run().await
+}

@@ -1,0 +1,1 @@
+//! The programs are in src/bin.
