@@ -1,5 +1,7 @@
 //! Request paths: percent-decode once, then refuse anything that could step outside the catalog.
 
+use std::borrow::Cow;
+
 use percent_encoding::percent_decode_str;
 
 /// Why a request path is refused (answered with 400).
@@ -28,24 +30,29 @@ impl PathError {
 
 /// Decodes a raw request path (as it came on the wire, starting with `/`) exactly once and checks
 /// it. Double-encoded input such as `%252e%252e` decodes to the literal text `%2e%2e`, which can
-/// only ever match a file of that name inside the catalog.
-pub(crate) fn decode(raw: &str, max_len: usize) -> Result<String, PathError> {
+/// only ever match a file of that name inside the catalog. A path with no `%` (most) is
+/// borrowed as it is.
+pub(crate) fn decode(raw: &str, max_len: usize) -> Result<Cow<'_, str>, PathError> {
     if raw.len() > max_len {
         return Err(PathError::TooLong);
     }
-    let has_encoded_separator = raw.as_bytes().windows(3).any(|window| {
-        window[0] == b'%'
-            && matches!(
-                (window[1], window[2].to_ascii_lowercase()),
-                (b'2', b'f') | (b'5', b'c')
-            )
-    });
-    if has_encoded_separator {
-        return Err(PathError::EncodedSeparator);
-    }
-    let decoded = percent_decode_str(raw)
-        .decode_utf8()
-        .map_err(|_| PathError::InvalidUtf8)?;
+    let decoded = if raw.contains('%') {
+        let has_encoded_separator = raw.as_bytes().windows(3).any(|window| {
+            window[0] == b'%'
+                && matches!(
+                    (window[1], window[2].to_ascii_lowercase()),
+                    (b'2', b'f') | (b'5', b'c')
+                )
+        });
+        if has_encoded_separator {
+            return Err(PathError::EncodedSeparator);
+        }
+        percent_decode_str(raw)
+            .decode_utf8()
+            .map_err(|_| PathError::InvalidUtf8)?
+    } else {
+        Cow::Borrowed(raw)
+    };
     if decoded.contains('\0') {
         return Err(PathError::Nul);
     }
@@ -58,7 +65,7 @@ pub(crate) fn decode(raw: &str, max_len: usize) -> Result<String, PathError> {
     {
         return Err(PathError::DotSegment);
     }
-    Ok(decoded.into_owned())
+    Ok(decoded)
 }
 
 #[cfg(test)]
