@@ -137,6 +137,102 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The folder argument names an environment variable that is not set (or not UTF-8).
+    #[error("folder `{folder}`: environment variable `{name}` is not set")]
+    UnsetVariable {
+        /// The folder as written, before expansion.
+        folder: String,
+        /// The variable.
+        name: String,
+    },
+    /// The folder argument cannot be expanded (`${` without `}`, a `$` before no name).
+    #[error("folder `{folder}`: {reason} (write `$$` for a literal `$`)")]
+    FolderSyntax {
+        /// The folder as written.
+        folder: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// `modified = "source-date-epoch"` found neither `SOURCE_DATE_EPOCH` nor a commit.
+    #[error(
+        "modified = \"source-date-epoch\": SOURCE_DATE_EPOCH is not set and neither `{}` nor \
+         the crate is in a git work tree with a commit ({reason})",
+        folder.display()
+    )]
+    NoSourceDate {
+        /// The folder embedded.
+        folder: PathBuf,
+        /// What git said, or why it could not be asked.
+        reason: String,
+    },
+    /// `SOURCE_DATE_EPOCH` is set to something that is not a number of seconds.
+    #[error("SOURCE_DATE_EPOCH `{value}` is not a whole number of seconds since 1970")]
+    SourceDateEpoch {
+        /// The variable's value.
+        value: String,
+    },
+    /// A file's fingerprinted name is the name of another file of the catalog.
+    #[error(
+        "fingerprint: `{fingerprinted}` (for `{file}`) is also the name of a file of the catalog"
+    )]
+    FingerprintCollision {
+        /// The file fingerprinted.
+        file: String,
+        /// Its fingerprinted name, taken.
+        fingerprinted: String,
+    },
+    /// A precompressed sibling (`app.js.br`) does not decode to the file beside it.
+    #[error("precompressed sibling `{}` does not decode to `{}`: {reason}", sibling.display(), file.display())]
+    SiblingMismatch {
+        /// The sibling.
+        sibling: PathBuf,
+        /// The file it should decode to.
+        file: PathBuf,
+        /// How they differ (or why it does not decode).
+        reason: String,
+    },
+    /// A precompressed sibling needs a decoder that is not compiled in.
+    #[error(
+        "precompressed sibling `{}` is {encoding}: checking it needs the `{feature}` feature of \
+         bindery (of bindery-cli for the generator): features = [\"{feature}\"]",
+        sibling.display()
+    )]
+    SiblingUnavailable {
+        /// The sibling.
+        sibling: PathBuf,
+        /// Its encoding.
+        encoding: crate::Encoding,
+        /// The cargo feature that compiles its decoder.
+        feature: &'static str,
+    },
+    /// Files larger than `max_file_size`.
+    #[error("{} larger than max_file_size ({}): {}", plural(*count, "file is", "files are"), size(*limit), listing(largest))]
+    FileTooLarge {
+        /// The limit in bytes.
+        limit: u64,
+        /// How many files are larger.
+        count: usize,
+        /// The offenders, largest first (at most five).
+        largest: Vec<(PathBuf, u64)>,
+    },
+    /// The files together are larger than `max_total_size`.
+    #[error("the catalog holds {} (more than max_total_size, {}); the largest files: {}", size(*total), size(*limit), listing(largest))]
+    TotalTooLarge {
+        /// The limit in bytes.
+        limit: u64,
+        /// The total of the files' lengths.
+        total: u64,
+        /// The largest files, largest first (at most five).
+        largest: Vec<(PathBuf, u64)>,
+    },
+    /// A `.gitignore` or `.ignore` file could not be read or parsed.
+    #[error("gitignore: `{}`: {message}", path.display())]
+    Ignore {
+        /// The ignore file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// Writing a file (a cached blob, generated output) failed.
     #[error("cannot write `{}`: {source}", path.display())]
     Write {
@@ -145,6 +241,39 @@ pub enum Error {
         /// The operating system's error.
         source: io::Error,
     },
+}
+
+/// "1 file is" or "3 files are".
+fn plural(count: usize, one: &str, many: &str) -> String {
+    if count == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{count} {many}")
+    }
+}
+
+/// A size as people read it: bytes, KiB, MiB or GiB, one decimal.
+pub(crate) fn size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// `a (1.2 MiB), b (900 KiB)`.
+fn listing(files: &[(PathBuf, u64)]) -> String {
+    files
+        .iter()
+        .map(|(path, len)| format!("`{}` ({})", path.display(), size(*len)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Error {

@@ -64,6 +64,70 @@ pub fn normalise_prefix(prefix: &str) -> Result<String, Error> {
     Ok(format!("{trimmed}/"))
 }
 
+/// How many hexadecimal digits of the content hash a fingerprinted name carries: 12, 48 bits,
+/// as many as Vite's eight base64 characters. A fingerprinted file is cached for a year
+/// without asking again, so what matters is the chance that an edited file keeps its old
+/// fingerprint: 2^-48 per edit (with 32 bits, a site changing a thousand files a release would
+/// reach one in four thousand over a thousand releases).
+pub const FINGERPRINT_LEN: usize = 12;
+
+/// A file's fingerprinted path: the first [`FINGERPRINT_LEN`] hex digits of its content `hash`
+/// before the last extension of its name (`app.css` → `app.<hash>.css`), or after the name
+/// when it has none (`LICENSE` → `LICENSE.<hash>`).
+///
+/// ```
+/// use bindery_core::key::fingerprinted;
+/// let hash = "3f2a9c1d0e4b5a6978695a4b3c2d1e0f3f2a9c1d0e4b5a6978695a4b3c2d1e0f";
+/// assert_eq!(fingerprinted("css/app.css", hash), "css/app.3f2a9c1d0e4b.css");
+/// assert_eq!(fingerprinted("app.min.js", hash), "app.min.3f2a9c1d0e4b.js");
+/// assert_eq!(fingerprinted("LICENSE", hash), "LICENSE.3f2a9c1d0e4b");
+/// assert_eq!(fingerprinted(".well-known/x", hash), ".well-known/x.3f2a9c1d0e4b");
+/// ```
+pub fn fingerprinted(path: &str, hash: &str) -> String {
+    let digits = &hash[..FINGERPRINT_LEN.min(hash.len())];
+    let name_start = path.rfind('/').map_or(0, |slash| slash + 1);
+    match path[name_start..].rfind('.').filter(|&dot| dot > 0) {
+        Some(dot) => {
+            let (stem, extension) = path.split_at(name_start + dot);
+            format!("{stem}.{digits}{extension}")
+        }
+        None => format!("{path}.{digits}"),
+    }
+}
+
+/// The plain path and the hash digits of a path that may be [`fingerprinted`]
+/// (`a.3f2a9c1d0e4b.css` is `a.css`; `LICENSE.3f2a9c1d0e4b` is `LICENSE`). The caller checks
+/// that the plain file's fingerprinted path is exactly this one.
+///
+/// ```
+/// use bindery_core::key::unfingerprinted;
+/// assert_eq!(unfingerprinted("css/app.3f2a9c1d0e4b.css"), Some(("css/app.css".to_owned(), "3f2a9c1d0e4b")));
+/// assert_eq!(unfingerprinted("LICENSE.3f2a9c1d0e4b"), Some(("LICENSE".to_owned(), "3f2a9c1d0e4b")));
+/// assert_eq!(unfingerprinted("app.css"), None);
+/// assert_eq!(unfingerprinted("app.3F2A9C1D0E4B.css"), None);
+/// ```
+pub fn unfingerprinted(path: &str) -> Option<(String, &str)> {
+    let name_start = path.rfind('/').map_or(0, |slash| slash + 1);
+    let name = &path[name_start..];
+    let is_digits = |text: &str| {
+        text.len() == FINGERPRINT_LEN
+            && text
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+    };
+    let mut parts = name.rsplitn(3, '.');
+    let last = parts.next()?;
+    let before = parts.next()?;
+    if is_digits(before) && parts.next().is_some_and(|stem| !stem.is_empty()) {
+        let stem_end = path.len() - last.len() - FINGERPRINT_LEN - 2;
+        return Some((format!("{}.{last}", &path[..stem_end]), before));
+    }
+    if is_digits(last) && !before.is_empty() {
+        return Some((path[..path.len() - FINGERPRINT_LEN - 1].to_owned(), last));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::normalise;

@@ -19,6 +19,8 @@
 pub mod describe;
 mod encoding;
 mod error;
+pub mod folder;
+mod integrity;
 pub mod key;
 mod mode;
 #[cfg(feature = "scan")]
@@ -27,6 +29,7 @@ pub mod scan;
 
 pub use encoding::{Encoding, ParseEncodingError};
 pub use error::Error;
+pub use integrity::{Integrity, ParseIntegrityError};
 pub use mode::{Mode, ParseModeError};
 
 #[doc = include_str!("../README.md")]
