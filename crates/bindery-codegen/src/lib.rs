@@ -24,11 +24,16 @@ mod manifest;
 mod options;
 pub mod pack;
 pub mod render;
+mod source_date;
 mod track;
 mod validate;
 
-pub use bindery_core::key::normalise_prefix;
-pub use bindery_core::{Encoding, Error, Mode, ParseEncodingError, ParseModeError, describe, scan};
+pub use bindery_core::folder::{Expanded, expand_env as expand_folder};
+pub use bindery_core::key::{FINGERPRINT_LEN, normalise_prefix};
+pub use bindery_core::{
+    Encoding, Error, Integrity, Mode, ParseEncodingError, ParseIntegrityError, ParseModeError,
+    describe, scan,
+};
 
 pub use cache::default_cache_dir;
 pub use compress::MIN_SAVING_PERCENT;
@@ -39,20 +44,21 @@ pub use encoding::{
 pub use manifest::{Entry, Manifest, Rules, Stored, Variant};
 pub use options::{
     DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Options, Progress,
-    parse_large_threshold,
+    parse_large_threshold, parse_size,
 };
+pub use source_date::{DateOrigin, SOURCE_DATE_EPOCH, SourceDate};
 pub use track::{TRACKED_ENV, is_tracked, track};
 pub use validate::{Concern, Problem};
 
 /// The version of the contract between generated code and the `bindery` runtime: the hidden
-/// fields of `EmbeddedFile` and what `bindery::__private_v1` offers. Code this crate emits names
+/// fields of `EmbeddedFile` and what `bindery::__private_v2` offers. Code this crate emits names
 /// `::bindery::__private_v{CONTRACT}`, and generated modules record it, so a module meets only a
 /// runtime that reads it (ARCHITECTURE.md, "The generated-code contract").
 ///
 /// ```
-/// assert_eq!(bindery_codegen::CONTRACT, 1);
+/// assert_eq!(bindery_codegen::CONTRACT, 2);
 /// ```
-pub const CONTRACT: u32 = 1;
+pub const CONTRACT: u32 = 2;
 
 /// The runtime's path in generated code: `crate_path` as tokens (`::bindery` when it is not a
 /// path, which validation refused before).

@@ -37,6 +37,13 @@ pub struct Manifest {
     /// The path generated code names the runtime by (`::bindery` unless
     /// [`Options::crate_path`](crate::Options::crate_path) said otherwise).
     pub crate_path: String,
+    /// The one date of every file, with [`Options::source_date`](crate::Options::source_date).
+    pub source_date: Option<crate::SourceDate>,
+    /// Whether each file is also served under its fingerprinted name
+    /// ([`Entry::fingerprinted`]).
+    pub fingerprint: bool,
+    /// The algorithm of every entry's [`integrity`](Entry::integrity) string.
+    pub integrity: crate::Integrity,
 }
 
 /// The rules that chose a manifest's files and what they record, kept so that bindery's dev mode
@@ -51,6 +58,8 @@ pub struct Rules {
     pub include_hidden: bool,
     /// Whether modification times are recorded.
     pub modified: bool,
+    /// The one date given to every file instead ([`Options::source_date`](crate::Options::source_date)).
+    pub date: Option<u64>,
 }
 
 /// One file of a [`Manifest`].
@@ -64,6 +73,14 @@ pub struct Entry {
     pub len: u64,
     /// BLAKE3 hash of the contents, in hex.
     pub hash: String,
+    /// SHA-256 of the contents.
+    pub sha256: [u8; 32],
+    /// Subresource Integrity of the contents (`sha384-…` unless
+    /// [`Options::integrity`](crate::Options::integrity) chose another algorithm).
+    pub integrity: String,
+    /// The name that holds the content hash (`app.3f2a9c1d4e5b.css`), with
+    /// [`Options::fingerprint`](crate::Options::fingerprint).
+    pub fingerprinted: Option<String>,
     /// Strong ETag of the uncompressed contents, quoted.
     pub etag: String,
     /// Media type guessed from the name.

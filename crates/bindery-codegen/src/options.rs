@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Encoding, Error, Manifest, Mode, normalise_prefix};
+use crate::{Encoding, Error, Integrity, Manifest, Mode, normalise_prefix};
 
 /// The path generated code names the runtime by unless told otherwise.
 pub const DEFAULT_CRATE_PATH: &str = "::bindery";
@@ -15,6 +15,25 @@ pub const DEFAULT_LEVEL: u32 = 9;
 /// never packed: 1 MiB. Below it, `include_bytes!` costs rustc little; above, its cost grows
 /// with the size, where the assembler's does not (BENCHMARKS.md, "Build cost").
 pub const DEFAULT_LARGE_THRESHOLD: u64 = 1024 * 1024;
+
+/// Parses a size as `max_file_size` and `max_total_size` take it: a number of bytes, or one with
+/// a unit (`kB`, `MB`, `GB` are powers of 1000; `KiB`, `MiB`, `GiB` of 1024).
+///
+/// ```
+/// use bindery_codegen::parse_size;
+/// assert_eq!(parse_size("512"), Ok(512));
+/// assert_eq!(parse_size("2 MiB"), Ok(2 * 1024 * 1024));
+/// assert_eq!(parse_size("1.5MB"), Ok(1_500_000));
+/// assert!(parse_size("big").is_err());
+/// ```
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|size| size.as_u64())
+        .map_err(|_| {
+            format!("invalid size `{text}`: a number of bytes, or one with a unit such as `10 MiB`")
+        })
+}
 
 /// Parses a large-file threshold as the macro and the generator take it: a number of bytes, or
 /// `off`.
@@ -66,6 +85,12 @@ pub struct Options {
     pub(crate) pack: bool,
     pub(crate) snapshots: bool,
     pub(crate) crate_path: String,
+    pub(crate) source_date: bool,
+    pub(crate) crate_dir: Option<PathBuf>,
+    pub(crate) integrity: Integrity,
+    pub(crate) fingerprint: bool,
+    pub(crate) max_file_size: Option<u64>,
+    pub(crate) max_total_size: Option<u64>,
 }
 
 impl Options {
@@ -92,7 +117,91 @@ impl Options {
             pack: false,
             snapshots: false,
             crate_path: DEFAULT_CRATE_PATH.to_owned(),
+            source_date: false,
+            crate_dir: None,
+            integrity: Integrity::default(),
+            fingerprint: false,
+            max_file_size: None,
+            max_total_size: None,
         }
+    }
+
+    /// Gives every file one date, the same for every build of one commit on any machine
+    /// (instead of each file's modification time, which a checkout sets to the time of the
+    /// checkout): `SOURCE_DATE_EPOCH` when set, else the time of the last commit that touched
+    /// the folder, else of the last one that touched [`crate_dir`](Self::crate_dir) (the folder
+    /// a build script wrote, under `target/`, has no history of its own), else
+    /// [`Error::NoSourceDate`]. The macro's `modified = "source-date-epoch"`.
+    ///
+    /// ```
+    /// // SAFETY (of `set_var`): no other thread of this doc test reads the environment.
+    /// unsafe { std::env::set_var("SOURCE_DATE_EPOCH", "1700000000") };
+    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures").source_date(true).build().unwrap();
+    /// assert!(manifest.entries.iter().all(|entry| entry.modified == Some(1_700_000_000)));
+    /// ```
+    pub fn source_date(mut self, source_date: bool) -> Self {
+        self.source_date = source_date;
+        self
+    }
+
+    /// The crate's folder (the macro gives `CARGO_MANIFEST_DIR`): where
+    /// [`source_date`](Self::source_date) looks for a commit when the folder has none.
+    pub fn crate_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.crate_dir = Some(dir.into());
+        self
+    }
+
+    /// The Subresource Integrity algorithm of [`Entry::integrity`](crate::Entry::integrity)
+    /// (sha384 by default, as the SRI specification recommends).
+    ///
+    /// ```
+    /// use bindery_codegen::{Integrity, Options};
+    /// let manifest = Options::new("../../assets/fixtures").integrity(Integrity::Sha512).build().unwrap();
+    /// assert!(manifest.entries[0].integrity.starts_with("sha512-"));
+    /// ```
+    pub fn integrity(mut self, integrity: Integrity) -> Self {
+        self.integrity = integrity;
+        self
+    }
+
+    /// Makes each file also addressable under a name that holds the first
+    /// [`FINGERPRINT_LEN`](crate::FINGERPRINT_LEN) hex digits of its content hash
+    /// (`app.css` → `app.3f2a9c1d4e5b.css`), which the server marks `immutable`; the plain name
+    /// stays, served with revalidation. Two files whose fingerprinted and plain names meet are
+    /// [`Error::FingerprintCollision`].
+    ///
+    /// ```
+    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures").fingerprint(true).build().unwrap();
+    /// let hello = manifest.entries.iter().find(|entry| entry.path == "hello.txt").unwrap();
+    /// assert_eq!(hello.fingerprinted.as_deref(), Some(format!("hello.{}.txt", &hello.hash[..12]).as_str()));
+    /// ```
+    pub fn fingerprint(mut self, fingerprint: bool) -> Self {
+        self.fingerprint = fingerprint;
+        self
+    }
+
+    /// Refuses any file larger than `bytes` ([`Error::FileTooLarge`], naming the largest):
+    /// a guard against embedding a video or a database by accident.
+    ///
+    /// ```
+    /// let error = bindery_codegen::Options::new("../../assets/fixtures").max_file_size(Some(10)).build().unwrap_err();
+    /// assert!(error.to_string().contains("larger than max_file_size (10 B)"), "{error}");
+    /// ```
+    pub fn max_file_size(mut self, bytes: Option<u64>) -> Self {
+        self.max_file_size = bytes;
+        self
+    }
+
+    /// Refuses a catalog whose files add up to more than `bytes` ([`Error::TotalTooLarge`],
+    /// naming the five largest): a guard against a `node_modules` embedded by accident.
+    ///
+    /// ```
+    /// let error = bindery_codegen::Options::new("../../assets/fixtures").max_total_size(Some(100)).build().unwrap_err();
+    /// assert!(error.to_string().contains("more than max_total_size (100 B)"), "{error}");
+    /// ```
+    pub fn max_total_size(mut self, bytes: Option<u64>) -> Self {
+        self.max_total_size = bytes;
+        self
     }
 
     /// Puts the bytes of the small files stored as they are (no variants, no time, under the

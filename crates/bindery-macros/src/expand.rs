@@ -84,9 +84,36 @@ fn try_expand(input: Input, progress: &mut dyn FnMut(Progress<'_>)) -> syn::Resu
     // A const item gives the nested slices a 'static lifetime in any expression position, so the
     // macro works in a `static`, a `const` or a `let` alike.
     let runtime = manifest.crate_path.replace(' ', "");
+    let tracking = tracking(&settings.variables, &manifest);
     Ok(format!(
-        "{{ const __BINDERY_CATALOG: {runtime}::Catalog = {catalog}; __BINDERY_CATALOG }}"
+        "{{ {tracking}const __BINDERY_CATALOG: {runtime}::Catalog = {catalog}; __BINDERY_CATALOG }}"
     ))
+}
+
+/// Items that tell cargo what else the expansion depends on, none of which reaches the binary:
+/// each variable the folder argument named (`env!` records it, so a new `OUT_DIR` rebuilds),
+/// `SOURCE_DATE_EPOCH` for a catalog dated by it or by git (set or unset later, it rebuilds),
+/// and git's `HEAD` and ref files when the date is a commit's (a new commit rebuilds).
+fn tracking(variables: &[String], manifest: &bindery_codegen::Manifest) -> String {
+    let mut text = String::new();
+    for variable in variables {
+        text.push_str("const _: &str = ::core::env!(");
+        emit::push_literal(&mut text, variable);
+        text.push_str("); ");
+    }
+    if let Some(date) = &manifest.source_date {
+        text.push_str(
+            "const _: ::core::option::Option<&str> = ::core::option_env!(\"SOURCE_DATE_EPOCH\"); ",
+        );
+        if let bindery_codegen::DateOrigin::Commit { tracked, .. } = &date.origin {
+            for file in tracked {
+                text.push_str("const _: &[u8] = ::core::include_bytes!(");
+                emit::push_literal(&mut text, &file.to_string_lossy().replace('\\', "/"));
+                text.push_str("); ");
+            }
+        }
+    }
+    text
 }
 
 /// proc-macro2's fallback tokens while alive; the compiler's again when dropped, even on a panic.
@@ -119,8 +146,16 @@ fn manifest_dir() -> syn::Result<PathBuf> {
 /// Points a build error at the folder argument (validation problems were spanned before), with
 /// paths shown relative to the crate.
 fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Error {
+    // An error of one option points at it; the rest at the folder.
+    let option = match error {
+        Error::FileTooLarge { .. } => settings.spans.max_file_size,
+        Error::TotalTooLarge { .. } => settings.spans.max_total_size,
+        Error::FingerprintCollision { .. } => settings.spans.fingerprint,
+        Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => settings.spans.modified,
+        _ => None,
+    };
     syn::Error::new(
-        settings.folder.span(),
+        option.unwrap_or_else(|| settings.folder.span()),
         crate::validate::message(error, manifest_dir),
     )
 }
@@ -151,10 +186,16 @@ mod tests {
             assert!(text.contains("include_bytes"), "{mode}");
             let mut found = Vec::new();
             literals(tokens, &mut found);
-            assert!(
-                !found.iter().any(|literal| literal.starts_with("b\"")),
-                "{mode}"
-            );
+            // Byte strings are the files' SHA-256 digests only: one of 32 bytes per file.
+            let byte_strings: Vec<usize> = found
+                .iter()
+                .filter(|literal| literal.starts_with('b'))
+                .map(|literal| {
+                    syn::parse_str::<syn::LitByteStr>(literal)
+                        .map_or(usize::MAX, |digest| digest.value().len())
+                })
+                .collect();
+            assert_eq!(byte_strings, [32; 20], "{mode}");
             let numbers = found
                 .iter()
                 .filter(|literal| literal.chars().all(|c| c.is_ascii_digit()))

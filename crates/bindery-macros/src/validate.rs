@@ -11,12 +11,25 @@ use syn::LitStr;
 use crate::input::{Input, Value};
 
 const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, \
-                    precompress, crate_path";
+                    precompress, crate_path, integrity, fingerprint, max_file_size, max_total_size";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
     pub options: Options,
     pub folder: LitStr,
+    /// The environment variables the folder argument named, for rebuild tracking.
+    pub variables: Vec<String>,
+    /// Where the options whose errors only the build finds were written.
+    pub spans: BuildSpans,
+}
+
+/// The spans of the options that errors found while building concern.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct BuildSpans {
+    pub max_file_size: Option<Span>,
+    pub max_total_size: Option<Span>,
+    pub fingerprint: Option<Span>,
+    pub modified: Option<Span>,
 }
 
 /// Where each option was written (the argument's place among the arguments, and the span of
@@ -31,6 +44,7 @@ struct Spans {
     level: Option<(usize, Span)>,
     precompress: Vec<(usize, Span)>,
     crate_path: Option<(usize, Span)>,
+    build: BuildSpans,
 }
 
 /// All errors of one expansion, each with the place of its argument, shown in argument order.
@@ -58,13 +72,28 @@ impl Errors {
 /// Validates every argument, collecting all errors rather than stopping at the first.
 pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, syn::Error> {
     let mut errors = Errors::default();
-    let mut options = Options::new(manifest_dir.join(input.folder.value()));
+    // `$OUT_DIR/dist`: variables are replaced before the path is joined to the crate's folder
+    // (an absolute result stays absolute).
+    let expanded = match bindery_codegen::expand_folder(&input.folder.value()) {
+        Ok(expanded) => expanded,
+        Err(error) => return Err(syn::Error::new(input.folder.span(), error.to_string())),
+    };
+    let mut options =
+        Options::new(manifest_dir.join(&expanded.path)).crate_dir(manifest_dir.to_path_buf());
     let mut spans = Spans::default();
     let mut seen = HashSet::new();
     for (argument, arg) in input.args.into_iter().enumerate() {
         let argument = argument + 1;
         spans.argument = argument;
         let key = arg.key.to_string();
+        let key_span = Some(arg.key.span());
+        match key.as_str() {
+            "max_file_size" => spans.build.max_file_size = key_span,
+            "max_total_size" => spans.build.max_total_size = key_span,
+            "fingerprint" => spans.build.fingerprint = key_span,
+            "modified" => spans.build.modified = key_span,
+            _ => {}
+        }
         if !seen.insert(key.clone()) {
             let error = syn::Error::new(arg.key.span(), format!("`{key}` is given twice"));
             errors.push(argument, error);
@@ -110,6 +139,8 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
         None => Ok(Settings {
             options,
             folder: input.folder,
+            variables: expanded.variables,
+            spans: spans.build,
         }),
     }
 }
@@ -180,6 +211,23 @@ fn apply(
         }
         ("hidden", Value::Bool(flag)) => options.include_hidden(flag.value),
         ("modified", Value::Bool(flag)) => options.modified(flag.value),
+        ("modified", Value::Str(text)) if text.value() == "source-date-epoch" => {
+            options.source_date(true)
+        }
+        ("fingerprint", Value::Bool(flag)) => options.fingerprint(flag.value),
+        ("integrity", Value::Str(name)) => match name.value().parse::<bindery_codegen::Integrity>()
+        {
+            Ok(integrity) => options.integrity(integrity),
+            Err(error) => return Err(Some(syn::Error::new(name.span(), error.to_string()))),
+        },
+        ("max_file_size", value) => {
+            let bytes = size(key, &value)?;
+            options.max_file_size(Some(bytes))
+        }
+        ("max_total_size", value) => {
+            let bytes = size(key, &value)?;
+            options.max_total_size(Some(bytes))
+        }
         ("allow_missing", Value::Bool(flag)) => options.allow_missing(flag.value),
         (key, value) => {
             return Err(expected(key).map(|expected| wrong_kind(key, expected, &value)));
@@ -196,9 +244,30 @@ fn expected(key: &str) -> Option<&'static str> {
         "level" => "an integer from 0 to 9",
         "large" => "a number of bytes or \"off\"",
         "precompress" => "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
-        "hidden" | "modified" | "allow_missing" => "`true` or `false`",
+        "hidden" | "allow_missing" | "fingerprint" => "`true` or `false`",
+        "modified" => "`true`, `false` or \"source-date-epoch\"",
+        "integrity" => "\"sha256\", \"sha384\" or \"sha512\"",
         "crate_path" => "a path as a string, e.g. \"my_crate::bindery\"",
         _ => return None,
+    })
+}
+
+/// A size limit: a number of bytes, or a string with a unit (`"10 MiB"`).
+fn size(key: &str, value: &Value) -> Result<u64, Option<syn::Error>> {
+    let parsed = match value {
+        Value::Int(bytes) => bytes
+            .base10_parse::<u64>()
+            .map_err(|error| error.to_string()),
+        Value::Str(text) => bindery_codegen::parse_size(&text.value()),
+        _ => Err(String::new()),
+    };
+    parsed.map_err(|message| {
+        let message = if message.is_empty() {
+            format!("`{key}` takes a number of bytes or a size such as \"10 MiB\"")
+        } else {
+            format!("`{key}`: {message}")
+        };
+        Some(syn::Error::new(value_span(value), message))
     })
 }
 

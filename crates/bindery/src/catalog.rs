@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::__private_v1::DevSource;
+use crate::__private_v2::DevSource;
 use crate::{Dir, EmbeddedFile, Error, Mode, lookup};
 
 /// A folder of files embedded at build time, ready to be read without any start-up work.
@@ -30,6 +30,10 @@ pub struct Catalog {
     pub(crate) files: &'static [EmbeddedFile],
     /// The folder and rules dev mode reads with; always `None` in builds without dev mode.
     pub(crate) dev: Option<&'static DevSource>,
+    /// With `fingerprint = true`: each file's fingerprinted path, in file order; else empty.
+    pub(crate) urls: &'static [&'static str],
+    /// The indices of `files` in the order of their fingerprinted paths, for lookups by them.
+    pub(crate) by_url: &'static [u32],
 }
 
 impl Catalog {
@@ -46,6 +50,8 @@ impl Catalog {
             prefix: "",
             files: &[],
             dev: None,
+            urls: &[],
+            by_url: &[],
         }
     }
 
@@ -87,6 +93,81 @@ impl Catalog {
         }
         let files = self.files;
         self.position(path).map(|index| &files[index])
+    }
+
+    /// The URL path (relative, without a leading `/`) a page should use for the file at
+    /// `path`: its fingerprinted name (`app.3f2a9c1d4e5b.css`) when the catalog was built with
+    /// `fingerprint = true`, else `path` itself as the catalog spells it; `None` when the
+    /// catalog has no such file, so that a template can fail on a typo instead of linking a 404.
+    /// In dev mode it is the plain path, always fresh (no fingerprint to go stale).
+    ///
+    /// A mounted server adds its mount point: see `ServeCatalog::url` (feature `serve`).
+    ///
+    /// ```
+    /// static HASHED: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+    /// static PLAIN: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    ///
+    /// let url = HASHED.url("style.css").unwrap();
+    /// assert!(url.starts_with("style.") && url.ends_with(".css") && url.len() == "style..css".len() + 12);
+    /// assert_eq!(HASHED.file_by_url(url).unwrap().path(), "style.css");
+    /// assert_eq!(PLAIN.url("/style.css"), Some("style.css"));
+    /// assert_eq!(HASHED.url("styles.css"), None);
+    /// ```
+    pub fn url(&self, path: &str) -> Option<&'static str> {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if self.dev.is_some() {
+            return self.file(path).map(EmbeddedFile::path);
+        }
+        let index = self.position(path)?;
+        Some(match self.urls.get(index) {
+            Some(url) => url,
+            None => self.files[index].path(),
+        })
+    }
+
+    /// Whether files are also served under fingerprinted names (`fingerprint = true`).
+    ///
+    /// ```
+    /// static HASHED: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+    /// assert!(HASHED.is_fingerprinted());
+    /// ```
+    pub const fn is_fingerprinted(&self) -> bool {
+        !self.urls.is_empty()
+    }
+
+    /// The file whose fingerprinted path is `url` (one leading `/` accepted), or `None`: a
+    /// binary search, no allocation. A name whose hash digits are not the file's current ones
+    /// finds nothing, so an old URL never serves new bytes under a year-long cache.
+    ///
+    /// ```
+    /// static HASHED: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+    /// let url = HASHED.url("hello.txt").unwrap();
+    /// assert!(HASHED.file_by_url(&format!("/{url}")).is_some());
+    /// assert!(HASHED.file_by_url("hello.000000000000.txt").is_none());
+    /// assert!(HASHED.file_by_url("hello.txt").is_none());
+    /// ```
+    pub fn file_by_url(&self, url: &str) -> Option<&'static EmbeddedFile> {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if self.dev.is_some() {
+            if !self.is_fingerprinted() {
+                return None;
+            }
+            let key = lookup::normalise(url)?;
+            let (plain, digits) = bindery_core::key::unfingerprinted(key)?;
+            let file = self.file(&plain)?;
+            return file
+                .etag()
+                .get(1..1 + digits.len())
+                .filter(|etag| *etag == digits)
+                .map(|_| file);
+        }
+        let key = lookup::normalise(url)?;
+        let urls = self.urls;
+        let slot = self
+            .by_url
+            .binary_search_by(|&index| urls[index as usize].cmp(key))
+            .ok()?;
+        self.files.get(self.by_url[slot] as usize)
     }
 
     /// The index of the file at `path` in [`files`](Self::files) (path order), or `None`.

@@ -26,7 +26,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bindery_core::describe;
 use bindery_core::scan::{self, Filter};
 
-use crate::__private_v1::DevSource;
+use crate::__private_v2::DevSource;
 use crate::EmbeddedFile;
 use crate::lookup;
 
@@ -159,19 +159,22 @@ fn current(
         return Some(known.file);
     }
     let bytes = std::fs::read(disk).ok()?;
-    let hash = describe::hash(&bytes);
-    let modified = source
-        .modified
-        .then(|| stamp.modified?.duration_since(UNIX_EPOCH).ok())
-        .flatten()
-        .map(|since| since.as_secs());
+    let digests = describe::digests(&bytes, source.integrity);
+    let hash = digests.hash.clone();
+    let modified = source.date.or_else(|| {
+        source
+            .modified
+            .then(|| stamp.modified?.duration_since(UNIX_EPOCH).ok())
+            .flatten()
+            .map(|since| since.as_secs())
+    });
     if let Some(known) = seen.get_mut(relative) {
         if known.hash == hash && known.file.__info.modified == modified {
             known.stamp = stamp;
             return Some(known.file);
         }
     }
-    let file = version(prefix, relative, bytes, &hash, modified);
+    let file = version(prefix, relative, bytes, digests, modified);
     seen.insert(relative.to_owned(), Seen { stamp, hash, file });
     Some(file)
 }
@@ -181,22 +184,27 @@ fn version(
     prefix: &str,
     relative: &str,
     bytes: Vec<u8>,
-    hash: &str,
+    digests: describe::Digests,
     modified: Option<u64>,
 ) -> &'static EmbeddedFile {
     let mime = describe::mime(relative);
-    let info = Box::leak(Box::new(crate::__private_v1::Info {
+    let info = Box::leak(Box::new(crate::__private_v2::Info {
         modified,
-        ..crate::__private_v1::Info::plain(
+        ..crate::__private_v2::Info::plain(
             Vec::leak(bytes),
             mime,
             String::leak(describe::content_type(mime)),
         )
     }));
     Box::leak(Box::new(EmbeddedFile {
-        __name: String::leak(format!("{prefix}{relative}{}", describe::etag(hash))),
+        __name: String::leak(format!(
+            "{prefix}{relative}{}",
+            describe::etag(&digests.hash)
+        )),
         __start: 0,
         __len: info.data.len(),
         __info: info,
+        __sha256: Box::leak(Box::new(digests.sha256)),
+        __integrity: String::leak(digests.integrity),
     }))
 }

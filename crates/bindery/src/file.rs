@@ -36,7 +36,13 @@ pub struct EmbeddedFile {
     pub __len: usize,
     /// What the file shares with others (the blob, the media type) or has alone.
     #[doc(hidden)]
-    pub __info: &'static crate::__private_v1::Info,
+    pub __info: &'static crate::__private_v2::Info,
+    /// SHA-256 of the contents, computed at build time.
+    #[doc(hidden)]
+    pub __sha256: &'static [u8; 32],
+    /// The Subresource Integrity string of the contents, computed at build time.
+    #[doc(hidden)]
+    pub __integrity: &'static str,
 }
 
 /// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
@@ -91,6 +97,35 @@ impl EmbeddedFile {
     /// ```
     pub fn etag(&self) -> &'static str {
         self.__name.get(self.path_len()..).unwrap_or_default()
+    }
+
+    /// SHA-256 of the file's contents (its uncompressed bytes, whatever the mode), computed at
+    /// build time: nothing is hashed at run time.
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let digest = FIXTURES.file("hello.txt").unwrap().sha256();
+    /// // `sha256sum assets/fixtures/hello.txt`
+    /// assert_eq!(digest[..4], [0x6c, 0xf4, 0x33, 0x4b]);
+    /// ```
+    pub const fn sha256(&self) -> &'static [u8; 32] {
+        self.__sha256
+    }
+
+    /// The file's [Subresource Integrity] string (`sha384-…` unless the catalog chose
+    /// `integrity = "sha256"` or `"sha512"`), computed at build time, for the `integrity`
+    /// attribute of a `<script>` or `<link>` that loads it.
+    ///
+    /// [Subresource Integrity]: https://www.w3.org/TR/SRI/
+    ///
+    /// ```
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let script = FIXTURES.file("app.js").unwrap();
+    /// assert!(script.integrity().starts_with("sha384-"));
+    /// assert_eq!(script.integrity().len(), 71);
+    /// ```
+    pub const fn integrity(&self) -> &'static str {
+        self.__integrity
     }
 
     /// The strong ETag of the gzip representation, distinct from [`etag`](Self::etag), when the file

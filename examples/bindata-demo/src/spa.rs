@@ -5,7 +5,7 @@
 // bindery_cli::run.
 
 ::bindery::__bindery_module! {
-    contract = 1;
+    contract = 2;
     generator = "bindery-codegen 0.1.0";
     regenerate = "bindery embed assets/spa --mode gzip --out examples/bindata-demo/src/spa.rs --name SPA --precompress br,zstd --dev";
     name = SPA;
@@ -18,7 +18,7 @@
                 __name: "app.js\"92fa968715bd8a43966f66c7d4963d59\"",
                 __start: 0,
                 __len: 3307,
-                __info: &::bindery::__private_v1::Info {
+                __info: &::bindery::__private_v2::Info {
                     data: ::core::include_bytes!(
                         "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-9.gz"
                     ),
@@ -29,15 +29,15 @@
                         "\"92fa968715bd8a43966f66c7d4963d59-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
-                            ::bindery::__private_v1::Encoded {
+                        const VARIANTS: &[::bindery::__private_v2::Encoded] = &[
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-11.br"
                                 ),
                                 etag: "\"92fa968715bd8a43966f66c7d4963d59-br\"",
                             },
-                            ::bindery::__private_v1::Encoded {
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-19.zst"
@@ -49,12 +49,14 @@
                     },
                     modified: ::core::option::Option::None,
                 },
+                __sha256: b"fn>\x13\x98CU\x1B\x96\xFE\\\x1A|\x0F\x01\xA4\xCF\xE7\xC0c\x1DliF\xC7\x14\xBFu\xA3\x02_\xEF",
+                __integrity: "sha384-DXmZtvQB6w/WM1dh1E6oxMbGa7wQt55l9HbCq/NpXKfM1HbRcqSJPHVwcUbRtkqr",
             },
             ::bindery::EmbeddedFile {
                 __name: "favicon.svg\"b86e34ce25305d1adde3ff03815d2fd7\"",
                 __start: 0,
                 __len: 185,
-                __info: &::bindery::__private_v1::Info {
+                __info: &::bindery::__private_v2::Info {
                     data: ::core::include_bytes!(
                         "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-9.gz"
                     ),
@@ -65,15 +67,15 @@
                         "\"b86e34ce25305d1adde3ff03815d2fd7-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
-                            ::bindery::__private_v1::Encoded {
+                        const VARIANTS: &[::bindery::__private_v2::Encoded] = &[
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-11.br"
                                 ),
                                 etag: "\"b86e34ce25305d1adde3ff03815d2fd7-br\"",
                             },
-                            ::bindery::__private_v1::Encoded {
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-19.zst"
@@ -85,12 +87,14 @@
                     },
                     modified: ::core::option::Option::None,
                 },
+                __sha256: b")\xAC\xFA=\xBB\x9A\xBF\xFD\xB6\xC97\x8B[\x97\x0E\xA2\x16YQ\xA8\xA6\xD43\xEF\x1An\x0B}~\xA9\x95\x9A",
+                __integrity: "sha384-VUyPy5U3bv//qdsA8iSbZ3D7cIY9yAtDTXXHgVY2SF6/5MO5PzR0p0tb280QdPIC",
             },
             ::bindery::EmbeddedFile {
                 __name: "index.html\"0cf3d7bc2e4002a2cd5bac99b57095f7\"",
                 __start: 0,
                 __len: 1689,
-                __info: &::bindery::__private_v1::Info {
+                __info: &::bindery::__private_v2::Info {
                     data: ::core::include_bytes!(
                         "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-9.gz"
                     ),
@@ -101,15 +105,15 @@
                         "\"0cf3d7bc2e4002a2cd5bac99b57095f7-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
-                            ::bindery::__private_v1::Encoded {
+                        const VARIANTS: &[::bindery::__private_v2::Encoded] = &[
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-11.br"
                                 ),
                                 etag: "\"0cf3d7bc2e4002a2cd5bac99b57095f7-br\"",
                             },
-                            ::bindery::__private_v1::Encoded {
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-19.zst"
@@ -121,12 +125,14 @@
                     },
                     modified: ::core::option::Option::None,
                 },
+                __sha256: b"\x15\xDC\xA1\xD0\x866\xCFB\xAFl\xBB\xBAT\x94\n\x9A\xD1\xF1p%\xFC\0\x8B_*\xE9\xA9`\x08\xED\xE6;",
+                __integrity: "sha384-+6SwiOdbhXFXing0yIzwpa9rG7d3jvtWui0xlq9ORFTIQc1ffjEBPEZzt58AJYUc",
             },
             ::bindery::EmbeddedFile {
                 __name: "style.css\"695921b419242a1d5ba126f3d087845e\"",
                 __start: 0,
                 __len: 1721,
-                __info: &::bindery::__private_v1::Info {
+                __info: &::bindery::__private_v2::Info {
                     data: ::core::include_bytes!(
                         "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-9.gz"
                     ),
@@ -137,15 +143,15 @@
                         "\"695921b419242a1d5ba126f3d087845e-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
-                            ::bindery::__private_v1::Encoded {
+                        const VARIANTS: &[::bindery::__private_v2::Encoded] = &[
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-11.br"
                                 ),
                                 etag: "\"695921b419242a1d5ba126f3d087845e-br\"",
                             },
-                            ::bindery::__private_v1::Encoded {
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-19.zst"
@@ -157,12 +163,14 @@
                     },
                     modified: ::core::option::Option::None,
                 },
+                __sha256: b"\xA4\xCBVv\x02\xCFS\x9B\x97S\xED\x07\xB3\xF0MW\xDC\x80Au\xDF\xD2\xE4\xB2\xB1\xC2\xDC\xD1\x1F\xF4\x87*",
+                __integrity: "sha384-IKCq6ly6UvAUS/Is1HMd3HaRFwt6g+hx6KE1GrR0ZX1jyA/X9RDN/Q9/mio73Iy5",
             },
             ::bindery::EmbeddedFile {
                 __name: "world.svg\"068b5c3dad30c45aef0d5fe97aed37a6\"",
                 __start: 0,
                 __len: 26394,
-                __info: &::bindery::__private_v1::Info {
+                __info: &::bindery::__private_v2::Info {
                     data: ::core::include_bytes!(
                         "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-9.gz"
                     ),
@@ -173,15 +181,15 @@
                         "\"068b5c3dad30c45aef0d5fe97aed37a6-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v1::Encoded] = &[
-                            ::bindery::__private_v1::Encoded {
+                        const VARIANTS: &[::bindery::__private_v2::Encoded] = &[
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-11.br"
                                 ),
                                 etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-br\"",
                             },
-                            ::bindery::__private_v1::Encoded {
+                            ::bindery::__private_v2::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-19.zst"
@@ -193,12 +201,16 @@
                     },
                     modified: ::core::option::Option::None,
                 },
+                __sha256: b"\xC7#w\xA5\x8F\"\x0E\xD4~\xEB\xCE\xEAy\xFE\xFE\xF6\xCC\x17SV[\xC9\x8A\xA2\x16\xA7\xC4\xFFx;+k",
+                __integrity: "sha384-u4m41qYBqGGv+eO2H0jE21PF6AmsJmWewst+HpUqJ5dWFqPgb7Vtl1QcGUyyxBeM",
             },
         ];
-        const DEV: ::core::option::Option<&::bindery::__private_v1::DevSource> = ::bindery::__bindery_dev!(
+        const URLS: &[&str] = &[];
+        const BY_URL: &[u32] = &[];
+        const DEV: ::core::option::Option<&::bindery::__private_v2::DevSource> = ::bindery::__bindery_dev!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/spa"), [], [],
-            false, false
+            false, false, ::core::option::Option::None, Sha384
         );
-        ::bindery::__private_v1::catalog(::bindery::Mode::Gzip, "", DEV, FILES)
+        ::bindery::__private_v2::catalog(::bindery::Mode::Gzip, "", DEV, FILES, URLS, BY_URL)
     };
 }

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use bindery_codegen::{
-    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Encoding, Mode, parse_large_threshold,
+    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Encoding, Integrity, Mode, parse_large_threshold,
+    parse_size,
 };
 
 const EXAMPLES: &str = "Examples:
@@ -37,7 +38,8 @@ Exit status: 0 done or up to date, 1 stale (--check) or a failure, 2 bad argumen
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = EXAMPLES)]
 pub struct EmbedArgs {
-    /// The folder to embed, e.g. `assets/spa`.
+    /// The folder to embed, e.g. `assets/spa`. `$VAR` and `${VAR}` are replaced by environment
+    /// variables when the shell left them (single quotes), e.g. `'$OUT_DIR/dist'`; `$$` is a `$`.
     pub dir: PathBuf,
     /// How the catalog stores files: `static` (zero copy), `gzip` (compressed once, sent as-is
     /// to clients that accept gzip) or `copy` (copied on every read).
@@ -83,6 +85,25 @@ pub struct EmbedArgs {
     /// (`pub use bindery;`), e.g. `my_crate::bindery`.
     #[arg(long, value_name = "PATH", default_value = bindery_codegen::DEFAULT_CRATE_PATH)]
     pub crate_path: String,
+    /// Give every file one date, the same for every build of one commit on any machine:
+    /// `SOURCE_DATE_EPOCH`, else the time of the last commit that touched the folder (or the
+    /// current folder). Served as `Last-Modified`.
+    #[arg(long, value_name = "source-date-epoch", value_parser = ["source-date-epoch"])]
+    pub modified: Option<String>,
+    /// The Subresource Integrity algorithm of each file's `integrity()`: `sha256`, `sha384` or
+    /// `sha512`.
+    #[arg(long, value_name = "ALGORITHM", default_value = "sha384", value_parser = parse_integrity)]
+    pub integrity: Integrity,
+    /// Make each file also addressable under a content-hashed name (`app.css` →
+    /// `app.3f2a9c1d4e5b.css`), served `immutable`; `ASSETS.url("app.css")` gives it.
+    #[arg(long)]
+    pub fingerprint: bool,
+    /// Refuse any file larger than this, e.g. `10MiB`, naming the largest.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
+    /// Refuse a folder whose files add up to more than this, e.g. `100MiB`, naming the largest.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_total_size: Option<u64>,
     /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
     #[arg(long)]
     pub check: bool,
@@ -94,6 +115,10 @@ pub struct EmbedArgs {
 
 fn parse_mode(text: &str) -> Result<Mode, String> {
     text.parse::<Mode>().map_err(|error| error.to_string())
+}
+
+fn parse_integrity(text: &str) -> Result<Integrity, String> {
+    text.parse::<Integrity>().map_err(|error| error.to_string())
 }
 
 fn parse_encoding(text: &str) -> Result<Encoding, String> {
@@ -150,6 +175,21 @@ impl EmbedArgs {
         }
         if self.crate_path != bindery_codegen::DEFAULT_CRATE_PATH {
             words.extend(["--crate-path".into(), self.crate_path.clone()]);
+        }
+        if let Some(modified) = &self.modified {
+            words.extend(["--modified".into(), modified.clone()]);
+        }
+        if self.integrity != Integrity::default() {
+            words.extend(["--integrity".into(), self.integrity.as_str().to_owned()]);
+        }
+        if self.fingerprint {
+            words.push("--fingerprint".into());
+        }
+        if let Some(bytes) = self.max_file_size {
+            words.extend(["--max-file-size".into(), bytes.to_string()]);
+        }
+        if let Some(bytes) = self.max_total_size {
+            words.extend(["--max-total-size".into(), bytes.to_string()]);
         }
         if self.large.0 != Some(DEFAULT_LARGE_THRESHOLD) {
             let threshold = self

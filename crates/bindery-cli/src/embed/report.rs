@@ -1,5 +1,6 @@
 //! What a person sees: a progress bar while a large folder is hashed and compressed (on a
-//! terminal only), and a one-row summary table at the end.
+//! terminal only), and a summary at the end: one row of totals, then the five largest files,
+//! so that an accidental video or `node_modules` shows on the first run.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -31,8 +32,39 @@ pub(crate) fn build_manifest(options: &Options) -> Result<Manifest, Error> {
     Ok(manifest?)
 }
 
-/// The summary table: files, raw and stored bytes, their ratio, and the time taken.
+/// How many of the largest files the summary lists.
+const LARGEST: usize = 5;
+
+/// The summary table: files, raw and stored bytes, their ratio, and the time taken; then the
+/// largest files, with their raw and stored sizes.
 pub(crate) fn summary(manifest: &Manifest, elapsed: Duration) -> String {
+    let mut largest: Vec<&bindery_codegen::Entry> = manifest.entries.iter().collect();
+    largest.sort_by(|left, right| {
+        right
+            .len
+            .cmp(&left.len)
+            .then_with(|| left.path.cmp(&right.path))
+    });
+    let mut text = totals(manifest, elapsed);
+    if !largest.is_empty() {
+        text.push_str(
+            "
+largest files:",
+        );
+        for entry in largest.into_iter().take(LARGEST) {
+            text.push_str(&format!(
+                "
+  {:>12}  {:>12}  {}",
+                entry.len,
+                entry.stored_len(),
+                entry.path
+            ));
+        }
+    }
+    text
+}
+
+fn totals(manifest: &Manifest, elapsed: Duration) -> String {
     let raw: u64 = manifest.entries.iter().map(|entry| entry.len).sum();
     let stored: u64 = manifest
         .entries

@@ -29,8 +29,10 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
             args.name
         )));
     }
+    // `'$OUT_DIR/dist'`: variables the shell left are replaced first.
+    let dir = expanded_dir(args)?;
     // Every rule codegen knows is checked by codegen, the folder shown as it was given.
-    if let Err(problems) = options(args, args.dir.clone()).validate() {
+    if let Err(problems) = options(args, dir.clone()).validate() {
         let problem = problems.into_iter().next().ok_or_else(|| {
             Error::Usage("internal error: a validation failed without a problem".to_owned())
         })?;
@@ -39,8 +41,8 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
             source: problem.error,
         });
     }
-    let root = std::fs::canonicalize(&args.dir)
-        .map_err(|error| Error::Usage(format!("cannot read `{}`: {error}", args.dir.display())))?;
+    let root = std::fs::canonicalize(&dir)
+        .map_err(|error| Error::Usage(format!("cannot read `{}`: {error}", dir.display())))?;
     let out_dir = out_dir(args, &root)?;
     Ok((options(args, root), out_dir))
 }
@@ -112,8 +114,23 @@ fn out_dir(args: &EmbedArgs, root: &std::path::Path) -> Result<PathBuf, Error> {
 }
 
 /// The codegen options the arguments describe, for the folder `root`.
+/// The folder with the variables of its argument replaced.
+fn expanded_dir(args: &EmbedArgs) -> Result<PathBuf, Error> {
+    let Some(text) = args.dir.to_str().filter(|text| text.contains('$')) else {
+        return Ok(args.dir.clone());
+    };
+    bindery_codegen::expand_folder(text)
+        .map(|expanded| PathBuf::from(expanded.path))
+        .map_err(|source| Error::Invalid { flag: None, source })
+}
+
 fn options(args: &EmbedArgs, root: PathBuf) -> Options {
     let mut options = Options::new(root)
+        .source_date(args.modified.is_some())
+        .integrity(args.integrity)
+        .fingerprint(args.fingerprint)
+        .max_file_size(args.max_file_size)
+        .max_total_size(args.max_total_size)
         .mode(args.mode)
         .level(args.level)
         .include_hidden(args.hidden)
@@ -121,6 +138,9 @@ fn options(args: &EmbedArgs, root: PathBuf) -> Options {
         .precompress(args.precompress.iter().copied())
         .prefix(args.prefix.clone().unwrap_or_default())
         .crate_path(args.crate_path.clone());
+    if let Ok(dir) = std::env::current_dir() {
+        options = options.crate_dir(dir);
+    }
     for glob in &args.include {
         options = options.include(glob.clone());
     }

@@ -537,9 +537,9 @@ fn a_module_written_for_another_contract_fails_to_build_with_one_error_naming_bo
     assert!(output.status.success(), "{}", stderr(&output));
     let module = std::fs::read_to_string(project.path().join("src/assets.rs")).expect("module");
     let older = module
-        .replace("contract = 1;", "contract = 0;")
+        .replace("contract = 2;", "contract = 0;")
         .replace("bindery-codegen 0.1.0", "bindery-codegen 0.0.9")
-        .replace("__private_v1", "__private_v0");
+        .replace("__private_v2", "__private_v0");
     assert_ne!(older, module);
     project.write("src/assets.rs", &older);
 
@@ -556,7 +556,7 @@ fn a_module_written_for_another_contract_fails_to_build_with_one_error_naming_bo
     assert_eq!(errors.len(), 1, "one error: {message}");
     for named in [
         "written by bindery-codegen 0.0.9 for generated-code contract 0",
-        "bindery 0.1.0 reads contract 1",
+        "bindery 0.1.0 reads contract 2",
         "regenerate it with: bindery embed assets --mode static --out src/assets.rs --name ASSETS",
     ] {
         assert!(errors[0].contains(named), "{named}: {message}");
@@ -642,4 +642,173 @@ fn a_module_for_a_crate_that_reexports_bindery_names_it_by_crate_path() {
         "{}",
         stderr(&refused)
     );
+}
+
+/// The generator and the macro agree file for file on a catalog that uses every option of the
+/// front-end pipeline: a folder named by a variable, fingerprints, another integrity algorithm,
+/// the source date, size guards and a prefix, in gzip mode.
+#[test]
+fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
+    let project = crate_using_bindery("pipeline_options_agree", &[]);
+    write_site(&project.path().join("site"));
+    let envs = [("SITE_DIR", "site"), ("SOURCE_DATE_EPOCH", "1600000000")];
+    let generated = std::process::Command::new(crate::support::BINDERY)
+        .args([
+            "embed",
+            "$SITE_DIR",
+            "--mode",
+            "gzip",
+            "--out",
+            "src/generated.rs",
+            "--name",
+            "GENERATED",
+            "--prefix",
+            "static",
+            "--fingerprint",
+            "--integrity",
+            "sha512",
+            "--modified",
+            "source-date-epoch",
+            "--max-file-size",
+            "1MiB",
+            "--max-total-size",
+            "10MiB",
+        ])
+        .current_dir(project.path())
+        .envs(envs)
+        .env("CI", "true")
+        .output()
+        .expect("bindery runs");
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let module = std::fs::read_to_string(project.path().join("src/generated.rs")).expect("module");
+    assert!(
+        module.contains("regenerate = \"bindery embed '$SITE_DIR' --mode gzip"),
+        "the command keeps the variable: {module}"
+    );
+    project.write(
+        "src/main.rs",
+        r#"mod generated;
+
+static BY_MACRO: bindery::Catalog = bindery::embed!(
+    "$SITE_DIR",
+    mode = "gzip",
+    prefix = "static",
+    fingerprint = true,
+    integrity = "sha512",
+    modified = "source-date-epoch",
+    max_file_size = "1 MiB",
+    max_total_size = 10_485_760
+);
+
+fn main() {
+    let (left, right) = (&generated::GENERATED, &BY_MACRO);
+    assert_eq!(left.len(), right.len());
+    assert!(left.is_fingerprinted() && right.is_fingerprinted());
+    for (a, b) in left.iter().zip(right.iter()) {
+        let path = a.path();
+        assert_eq!(path, b.path());
+        assert_eq!(a.etag(), b.etag(), "{path}");
+        assert_eq!(a.gzip_etag(), b.gzip_etag(), "{path}");
+        assert_eq!(a.sha256(), b.sha256(), "{path}");
+        assert!(a.integrity().starts_with("sha512-"), "{path}");
+        assert_eq!(a.integrity(), b.integrity(), "{path}");
+        assert_eq!(a.modified(), b.modified(), "{path}");
+        assert_eq!(
+            a.modified(),
+            Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000))
+        );
+        assert_eq!(a.gzip(), b.gzip(), "{path}");
+        assert_eq!(a.raw(), b.raw(), "{path}");
+        assert_eq!(left.get(path), right.get(path), "{path}");
+        let url = left.url(path).unwrap();
+        assert_ne!(url, path);
+        assert_eq!(url, right.url(path).unwrap(), "{path}");
+        assert_eq!(left.file_by_url(url).unwrap().path(), path);
+        assert_eq!(right.file_by_url(url).unwrap().path(), path);
+    }
+    println!("{} files agree", left.len());
+}
+"#,
+    );
+    let run = project
+        .cargo(&["run", "--quiet"])
+        .envs(envs)
+        .output()
+        .expect("cargo runs");
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(
+        stdout(&run).trim(),
+        format!("{} files agree", bindery_test_support::site_files().len())
+    );
+}
+
+/// The summary names the five largest files; `--max-file-size` and `--max-total-size` refuse a
+/// folder naming its largest files, with exit status 2 and nothing written.
+#[test]
+fn the_summary_lists_the_largest_files_and_the_size_guards_name_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let site = dir.path().join("site");
+    for (index, name) in [
+        "a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.txt",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = site.join(name);
+        std::fs::create_dir_all(&site).expect("site");
+        std::fs::write(path, vec![b'x'; 1000 * (index + 1)]).expect("write");
+    }
+    let out = dir.path().join("assets.rs");
+    let out = out.to_str().expect("UTF-8");
+    let done = embed(dir.path(), &["site", "--out", out]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let summary = stderr(&done) + &stdout(&done);
+    let listed: Vec<&str> = summary
+        .lines()
+        .skip_while(|line| !line.starts_with("largest files:"))
+        .skip(1)
+        .map(|line| line.split_whitespace().last().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        listed,
+        ["g.txt", "f.txt", "e.txt", "d.txt", "c.txt"],
+        "{summary}"
+    );
+
+    std::fs::remove_file(out).expect("remove");
+    let too_large = embed(
+        dir.path(),
+        &["site", "--out", out, "--max-file-size", "4500"],
+    );
+    assert_eq!(too_large.status.code(), Some(2), "{}", stderr(&too_large));
+    assert!(
+        stderr(&too_large).contains(
+            "3 files are larger than max_file_size (4.4 KiB): `g.txt` (6.8 KiB), `f.txt` (5.9 KiB), `e.txt` (4.9 KiB)"
+        ),
+        "{}",
+        stderr(&too_large)
+    );
+    let total = embed(
+        dir.path(),
+        &["site", "--out", out, "--max-total-size", "20kB"],
+    );
+    assert_eq!(total.status.code(), Some(2), "{}", stderr(&total));
+    assert!(
+        stderr(&total).contains(
+            "the catalog holds 27.3 KiB (more than max_total_size, 19.5 KiB); the largest files: `g.txt`"
+        ),
+        "{}",
+        stderr(&total)
+    );
+    let bad = embed(
+        dir.path(),
+        &["site", "--out", out, "--max-file-size", "huge"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("invalid size `huge`"),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(!Path::new(out).exists(), "nothing written");
 }

@@ -2,6 +2,7 @@
 //! hash, media type) and store it (blobs, variants, snapshot) from at most one read, then pack
 //! the small files, then check that no file changed while the build ran.
 
+mod guard;
 mod pack;
 mod read;
 mod store;
@@ -33,6 +34,16 @@ pub(crate) fn build(
     })?;
     let filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
     let found_files = scan::scan(&options.root, &filter)?;
+    guard::sizes(options, &found_files)?;
+    let date = if options.source_date {
+        let date = crate::source_date::resolve(&options.root, options.crate_dir.as_deref())?;
+        manifest.rules.date = Some(date.seconds);
+        let seconds = date.seconds;
+        manifest.source_date = Some(date);
+        Some(seconds)
+    } else {
+        None
+    };
     let scan_key = format!(
         "{}\0{:?}\0{:?}\0{}",
         options.root.display(),
@@ -48,6 +59,14 @@ pub(crate) fn build(
         found_files,
         progress,
     )?;
+    if let Some(seconds) = date {
+        for file in &mut files {
+            file.entry.modified = Some(seconds);
+        }
+    }
+    if options.fingerprint {
+        guard::fingerprints(&mut files)?;
+    }
     if options.pack {
         // The catalogs that would make this same pack from other files: the same folder,
         // filters and storage options. Their older packs are removed when a new one is written.
@@ -75,10 +94,14 @@ fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
             exclude: options.exclude.clone(),
             include_hidden: options.include_hidden,
             modified: options.modified,
+            date: None,
         },
         pack: None,
         name_sources: true,
         crate_path: options.crate_path.clone(),
+        source_date: None,
+        fingerprint: options.fingerprint,
+        integrity: options.integrity,
     })
 }
 
@@ -91,6 +114,7 @@ fn plan(options: &Options) -> Plan {
         modified: options.modified,
         pack: options.pack,
         snapshots: options.snapshots,
+        integrity: options.integrity,
         large: crate::DEFAULT_LARGE_THRESHOLD.min(options.large_threshold.unwrap_or(u64::MAX)),
     }
 }
@@ -171,23 +195,28 @@ fn describe(
     let identity = Identity::at(&found.source);
     let source_time = identity.and_then(pack::modification_time);
     let remembered = hashes
-        .known(&found.relative, identity)
+        .known(&found.relative, identity, plan.integrity)
         .zip(identity.map(|identity| identity.len));
-    let from_cache = match &remembered {
-        Some((hash, len)) => {
+    let from_cache = match remembered {
+        Some((digests, len)) => {
             let facts = Facts {
-                hash,
-                len: *len,
+                hash: &digests.hash,
+                len,
                 source_time,
             };
-            store::storage(cache, plan, facts, None)?.map(|storage| (hash.clone(), *len, storage))
+            store::storage(cache, plan, facts, None)?.map(|storage| (digests, len, storage))
         }
         None => None,
     };
-    let (hash, len, storage, contents) = match from_cache {
-        Some((hash, len, storage)) => (hash, len, storage, None),
+    let (digests, len, storage, contents) = match from_cache {
+        Some((digests, len, storage)) => (digests, len, storage, None),
         None => read_and_store(cache, plan, hashes, &found, identity)?,
     };
+    let crate::describe::Digests {
+        hash,
+        sha256,
+        integrity,
+    } = digests;
     let Storage {
         stored,
         variants,
@@ -209,6 +238,9 @@ fn describe(
             len,
             etag: crate::describe::etag(&hash),
             hash,
+            sha256,
+            integrity,
+            fingerprinted: None,
             mime: mime.to_owned(),
             content_type,
             modified,
@@ -229,24 +261,33 @@ fn read_and_store(
     hashes: &mut Hashes,
     found: &Found,
     identity: Option<Identity>,
-) -> Result<(String, u64, Storage, Option<read::Contents>), Error> {
+) -> Result<
+    (
+        crate::describe::Digests,
+        u64,
+        Storage,
+        Option<read::Contents>,
+    ),
+    Error,
+> {
     let read = read::read(
         cache,
         &found.source,
         identity,
         plan.large,
         plan.keeps_large(),
+        plan.integrity,
     )?;
-    hashes.learn(&found.relative, identity, read.len, &read.hash);
+    hashes.learn(&found.relative, identity, read.len, &read.digests);
     let mut contents = read.contents;
     let facts = Facts {
-        hash: &read.hash,
+        hash: &read.digests.hash,
         len: read.len,
         source_time: identity.and_then(pack::modification_time),
     };
     let storage = store::storage(cache, plan, facts, Some(&mut contents))?
         .ok_or_else(|| internal(&found.source))?;
-    Ok((read.hash, read.len, storage, Some(contents)))
+    Ok((read.digests, read.len, storage, Some(contents)))
 }
 
 fn internal(path: &Path) -> Error {

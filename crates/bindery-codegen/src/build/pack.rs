@@ -117,15 +117,24 @@ fn offsets(files: &[Described], members: &[usize]) -> Vec<Option<u64>> {
 fn first_read(file: &mut Described) -> Result<Vec<u8>, Error> {
     let source = &file.entry.source;
     let bytes = std::fs::read(source).map_err(|error| Error::read(source, error))?;
-    let hash = blake3::hash(&bytes).to_hex().to_string();
+    let integrity = file
+        .entry
+        .integrity
+        .split('-')
+        .next()
+        .and_then(|name| name.parse().ok())
+        .unwrap_or_default();
+    let digests = crate::describe::digests(&bytes, integrity);
     if bytes.len() as u64 != file.entry.len || Identity::at(source) != file.identity {
         return Err(Error::Changed {
             path: source.clone(),
         });
     }
-    if hash != file.entry.hash {
-        file.entry.etag = crate::describe::etag(&hash);
-        file.entry.hash = hash;
+    if digests.hash != file.entry.hash {
+        file.entry.etag = crate::describe::etag(&digests.hash);
+        file.entry.hash = digests.hash;
+        file.entry.sha256 = digests.sha256;
+        file.entry.integrity = digests.integrity;
     }
     Ok(bytes)
 }

@@ -7,9 +7,10 @@ use std::fs::File;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
-use crate::Error;
 use crate::cache::{Cache, Staged};
+use crate::describe::{Digester, Digests};
 use crate::identity::Identity;
+use crate::{Error, Integrity};
 
 /// The cache folder of private copies of source files (snapshots), named by content hash.
 pub(crate) const SNAPSHOTS: &str = "raw";
@@ -44,11 +45,11 @@ impl Contents {
     }
 }
 
-/// What one read gave: the bytes, their length and BLAKE3 hash in hex.
+/// What one read gave: the bytes, their length and digests (BLAKE3, SHA-256, integrity).
 pub(crate) struct Read {
     pub(crate) contents: Contents,
     pub(crate) len: u64,
-    pub(crate) hash: String,
+    pub(crate) digests: Digests,
 }
 
 /// Reads `source` once. `identity` is what `stat` said before: a length that differs from it
@@ -61,17 +62,18 @@ pub(crate) fn read(
     identity: Option<Identity>,
     large: u64,
     keep_large: bool,
+    integrity: Integrity,
 ) -> Result<Read, Error> {
     let expected = identity.map(|identity| identity.len);
     if expected.is_some_and(|len| len < large) {
         let bytes = std::fs::read(source).map_err(|error| Error::read(source, error))?;
         let len = bytes.len() as u64;
         check_len(source, expected, len)?;
-        let hash = blake3::hash(&bytes).to_hex().to_string();
+        let digests = crate::describe::digests(&bytes, integrity);
         return Ok(Read {
             contents: Contents::Memory(bytes),
             len,
-            hash,
+            digests,
         });
     }
     let mut file = File::open(source).map_err(|error| Error::read(source, error))?;
@@ -80,7 +82,7 @@ pub(crate) fn read(
     } else {
         None
     };
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = Digester::new(integrity);
     let mut buffer = vec![0; 256 * 1024];
     let mut len = 0u64;
     loop {
@@ -104,7 +106,7 @@ pub(crate) fn read(
             Contents::Staged(Box::new(staged))
         }),
         len,
-        hash: hasher.finalize().to_hex().to_string(),
+        digests: hasher.finish(),
     })
 }
 

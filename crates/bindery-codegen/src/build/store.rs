@@ -25,6 +25,8 @@ pub(crate) struct Plan {
     pub(crate) snapshots: bool,
     /// Files at least this long are large: never packed, read by streaming.
     pub(crate) large: u64,
+    /// The algorithm of the integrity strings.
+    pub(crate) integrity: crate::Integrity,
 }
 
 impl Plan {

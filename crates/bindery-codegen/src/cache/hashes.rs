@@ -1,6 +1,7 @@
 //! Content hashes remembered across builds, so a rebuild does not read and hash every embedded
 //! file again: one small file per scanned folder in the cache, mapping each file's path and
-//! identity (length, modification and change times, inode) to its BLAKE3 hash.
+//! identity (length, modification and change times, inode) to its digests (BLAKE3, SHA-256 and
+//! the integrity string).
 //!
 //! A file whose times are less than two seconds old when it is hashed is not remembered: a
 //! second write within the file system's time granularity could leave its identity unchanged
@@ -10,18 +11,19 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::Cache;
+use crate::describe::Digests;
 use crate::identity::Identity;
 
 /// The remembered hashes of one folder, and what this build learned.
 #[derive(Debug)]
 pub(crate) struct Hashes {
     file: PathBuf,
-    known: HashMap<String, (Identity, String)>,
-    seen: HashMap<String, (Identity, String)>,
+    known: HashMap<String, (Identity, Digests)>,
+    seen: HashMap<String, (Identity, Digests)>,
     is_changed: bool,
 }
 
-const VERSION: &str = "bindery-hashes-v1";
+const VERSION: &str = "bindery-hashes-v2";
 
 impl Hashes {
     /// Loads the hashes remembered for one scan (`scan` names the folder and its filters, so
@@ -46,17 +48,27 @@ impl Hashes {
         }
     }
 
-    /// The remembered hash of the file at `relative`, when its identity is unchanged.
-    pub(crate) fn known(&mut self, relative: &str, identity: Option<Identity>) -> Option<String> {
+    /// The remembered digests of the file at `relative`, when its identity is unchanged and
+    /// its integrity string is of the algorithm `integrity`.
+    pub(crate) fn known(
+        &mut self,
+        relative: &str,
+        identity: Option<Identity>,
+        integrity: crate::Integrity,
+    ) -> Option<Digests> {
         let identity = identity?;
-        let (known, hash) = self.known.get(relative)?;
-        if *known != identity {
+        let (known, digests) = self.known.get(relative)?;
+        let is_algorithm = digests
+            .integrity
+            .strip_prefix(integrity.as_str())
+            .is_some_and(|rest| rest.starts_with('-'));
+        if *known != identity || !is_algorithm {
             return None;
         }
-        let hash = hash.clone();
+        let digests = digests.clone();
         self.seen
-            .insert(relative.to_owned(), (identity, hash.clone()));
-        Some(hash)
+            .insert(relative.to_owned(), (identity, digests.clone()));
+        Some(digests)
     }
 
     /// Remembers `hash` for the file at `relative`, read with this `identity` (unless the
@@ -66,14 +78,14 @@ impl Hashes {
         relative: &str,
         identity: Option<Identity>,
         len: u64,
-        hash: &str,
+        digests: &Digests,
     ) {
         self.is_changed = true;
         if let Some(identity) =
             identity.filter(|identity| identity.len == len && !identity.is_racy())
         {
             self.seen
-                .insert(relative.to_owned(), (identity, hash.to_owned()));
+                .insert(relative.to_owned(), (identity, digests.clone()));
         }
     }
 
@@ -86,8 +98,14 @@ impl Hashes {
         let mut lines: Vec<String> = self
             .seen
             .iter()
-            .map(|(relative, (identity, hash))| {
-                format!("{relative}\t{}\t{hash}", identity.to_fields())
+            .map(|(relative, (identity, digests))| {
+                format!(
+                    "{relative}\t{}\t{}\t{}\t{}",
+                    identity.to_fields(),
+                    digests.hash,
+                    hex(&digests.sha256),
+                    digests.integrity
+                )
             })
             .collect();
         lines.sort_unstable();
@@ -104,11 +122,38 @@ impl Hashes {
     }
 }
 
-fn parse_line(line: &str) -> Option<(String, (Identity, String))> {
+fn parse_line(line: &str) -> Option<(String, (Identity, Digests))> {
     let mut fields = line.split('\t');
     let relative = fields.next()?.to_owned();
     let identity = Identity::from_fields(&mut fields)?;
     let hash = fields.next()?;
     let is_hash = hash.len() == 64 && hash.bytes().all(|byte| byte.is_ascii_hexdigit());
-    (is_hash && fields.next().is_none()).then(|| (relative, (identity, hash.to_owned())))
+    let sha256 = unhex(fields.next()?)?;
+    let integrity = fields.next()?;
+    let is_integrity = crate::Integrity::ALL.iter().any(|algorithm| {
+        integrity.len() == algorithm.text_len() && integrity.starts_with(algorithm.as_str())
+    });
+    (is_hash && is_integrity && fields.next().is_none()).then(|| {
+        let digests = Digests {
+            hash: hash.to_owned(),
+            sha256,
+            integrity: integrity.to_owned(),
+        };
+        (relative, (identity, digests))
+    })
+}
+
+fn hex(bytes: &[u8; 32]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<[u8; 32]> {
+    let mut bytes = [0; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (index, byte) in bytes.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(index * 2..index * 2 + 2)?, 16).ok()?;
+    }
+    Some(bytes)
 }

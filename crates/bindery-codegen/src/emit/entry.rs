@@ -8,7 +8,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::Locator;
-use super::text::{is_assembler_safe, manifest_suffix, push_string_literal};
+use super::text::{is_assembler_safe, manifest_suffix, push_digest_literal, push_string_literal};
 use crate::{Encoding, Entry, Manifest, Stored};
 
 /// An entry's name as the runtime reads it: the path, then the ETag.
@@ -25,9 +25,19 @@ pub(super) fn packed(out: &mut String, runtime: &str, entry: &Entry, start: u64,
     push_string_literal(out, &name(entry));
     let _ = write!(
         out,
-        ", __start: {start}, __len: {}, __info: &{info} }}",
+        ", __start: {start}, __len: {}, __info: &{info}",
         entry.len
     );
+    push_digests(out, entry);
+    out.push_str(" }");
+}
+
+/// `, __sha256: b"…", __integrity: "sha384-…"`: the digests computed at build time.
+fn push_digests(out: &mut String, entry: &Entry) {
+    out.push_str(", __sha256: ");
+    push_digest_literal(out, &entry.sha256);
+    out.push_str(", __integrity: ");
+    push_string_literal(out, &entry.integrity);
 }
 
 /// An entry described on its own: its blob, media type, lengths, ETags, variants and time.
@@ -61,6 +71,9 @@ pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator:
             quote!(::core::option::Option::Some(#seconds))
         }
     };
+    // A byte string is one literal of type `&'static [u8; 32]`.
+    let sha256 = Literal::byte_string(&entry.sha256);
+    let integrity = &entry.integrity;
     let tokens = quote! {
         #runtime::EmbeddedFile {
             __name: #name,
@@ -75,6 +88,8 @@ pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator:
                 variants: #variants,
                 modified: #modified,
             },
+            __sha256: #sha256,
+            __integrity: #integrity,
         }
     };
     let _ = write!(out, "{tokens}");

@@ -9,7 +9,7 @@
 mod entry;
 mod text;
 
-pub(crate) use text::push_string_literal as push_literal;
+pub use text::push_string_literal as push_literal;
 
 use std::path::{Path, PathBuf};
 
@@ -107,16 +107,70 @@ impl Locator {
             exclude,
             include_hidden,
             modified,
+            date,
         } = &manifest.rules;
         let runtime = crate::runtime(&manifest.crate_path);
+        let date = option_u64(*date);
+        let integrity = integrity_ident(manifest);
         quote!(#runtime::__bindery_dev!(
             #root,
             [#(#include),*],
             [#(#exclude),*],
             #include_hidden,
-            #modified
+            #modified,
+            #date,
+            #integrity
         ))
     }
+}
+
+/// `Some(n)` or `None` as tokens.
+fn option_u64(value: Option<u64>) -> TokenStream {
+    match value {
+        Some(value) => {
+            let value = proc_macro2::Literal::u64_unsuffixed(value);
+            quote!(::core::option::Option::Some(#value))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The `bindery::Integrity` variant the manifest's integrity strings use.
+fn integrity_ident(manifest: &Manifest) -> proc_macro2::Ident {
+    let variant = match manifest.integrity {
+        crate::Integrity::Sha256 => "Sha256",
+        crate::Integrity::Sha384 => "Sha384",
+        crate::Integrity::Sha512 => "Sha512",
+    };
+    proc_macro2::Ident::new(variant, proc_macro2::Span::call_site())
+}
+
+/// `const URLS: &[&str] = &[…]; const BY_URL: &[u32] = &[…];`: each file's fingerprinted path
+/// in file order, and the file indices in the order of those paths (lookups by URL are a binary
+/// search). Both empty without fingerprints.
+fn url_tables(manifest: &Manifest) -> String {
+    let urls: Vec<&str> = manifest
+        .entries
+        .iter()
+        .filter_map(|entry| entry.fingerprinted.as_deref())
+        .collect();
+    if !manifest.fingerprint || urls.len() != manifest.entries.len() {
+        return " const URLS: &[&str] = &[]; const BY_URL: &[u32] = &[];".to_owned();
+    }
+    let mut text = String::from(" const URLS: &[&str] = &[");
+    for (index, url) in urls.iter().enumerate() {
+        if index > 0 {
+            text.push_str(", ");
+        }
+        push_string_literal(&mut text, url);
+    }
+    let mut order: Vec<usize> = (0..urls.len()).collect();
+    order.sort_by_key(|&index| urls[index]);
+    text.push_str("]; const BY_URL: &[u32] = &[");
+    let order: Vec<String> = order.iter().map(usize::to_string).collect();
+    text.push_str(&order.join(", "));
+    text.push_str("];");
+    text
 }
 
 /// The macro's pack: the blob's path as the catalog names it, and each entry's offset in it.
@@ -163,8 +217,10 @@ impl<'a> PackLayout<'a> {
         format!("__INFO_{index}")
     }
 
-    /// One `include_bytes!` of the pack, and a description per media type that its files share.
-    fn items(&self, crate_path: &str) -> String {
+    /// One `include_bytes!` of the pack, and a description per media type that its files share
+    /// (with the catalog's one date, if it has one).
+    fn items(&self, crate_path: &str, date: Option<u64>) -> String {
+        let date = option_u64(date);
         let private = crate::private_module(crate_path);
         let suffix = &self.suffix;
         let infos = self
@@ -178,7 +234,7 @@ impl<'a> PackLayout<'a> {
                 );
                 quote! {
                     static #name: #private::Info =
-                        #private::Info::plain(__PACK, #mime, #content_type);
+                        #private::Info::dated(__PACK, #mime, #content_type, #date);
                 }
             });
         // No compile-time check of the pack's length: the const validator would read the whole
@@ -242,7 +298,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
         );
     }
     if let Some(pack) = &pack {
-        text.push_str(&pack.items(&manifest.crate_path));
+        text.push_str(&pack.items(&manifest.crate_path, manifest.rules.date));
     }
     if is_macro && manifest.name_sources {
         text.push_str(&source_tracking(manifest));
@@ -284,13 +340,15 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     };
     let tail = quote! {
         const DEV: ::core::option::Option<&#private::DevSource> = #dev_source;
-        #build(#runtime::Mode::#mode, #prefix, DEV, FILES)
+        #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL)
     };
-    text.push_str(&format!("]; {tail} }}"));
+    text.push_str("];");
+    text.push_str(&url_tables(manifest));
+    text.push_str(&format!(" {tail} }}"));
     text
 }
 
-/// [`catalog_text`] as tokens: the expression `::bindery::__private_v1::catalog(…)` of type
+/// [`catalog_text`] as tokens: the expression `::bindery::__private_v2::catalog(…)` of type
 /// `bindery::Catalog`, usable as the initialiser of a `static` or a `const`.
 ///
 /// ```

@@ -8,7 +8,13 @@ use quote::quote;
 /// Appends `text` as a Rust string literal. Plain ASCII is copied as it is (the common case, and
 /// fast even in the unoptimised builds proc macros get); anything else is escaped as `{:?}`
 /// would.
-pub(crate) fn push_string_literal(out: &mut String, text: &str) {
+///
+/// ```
+/// let mut out = String::new();
+/// bindery_codegen::emit::push_literal(&mut out, "a\"b");
+/// assert_eq!(out, r#""a\"b""#);
+/// ```
+pub fn push_string_literal(out: &mut String, text: &str) {
     out.push('"');
     for (index, byte) in text.bytes().enumerate() {
         match byte {
@@ -22,6 +28,18 @@ pub(crate) fn push_string_literal(out: &mut String, text: &str) {
                 return;
             }
         }
+    }
+    out.push('"');
+}
+
+/// Appends a digest as a byte string literal (`b"\x6c\xf4…"`), whose type is `&'static [u8; N]`:
+/// one token for the compiler, like the ETag's string. Digests are metadata of a few bytes;
+/// file contents never go through here (they are `include_bytes!` of files).
+pub(crate) fn push_digest_literal(out: &mut String, digest: &[u8]) {
+    use std::fmt::Write as _;
+    out.push_str("b\"");
+    for byte in digest {
+        let _ = write!(out, "\\x{byte:02x}");
     }
     out.push('"');
 }

@@ -172,6 +172,38 @@ impl ServeCatalog {
         &self.config.mount
     }
 
+    /// The catalog this service serves.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// assert_eq!(service.catalog().len(), SITE.len());
+    /// ```
+    pub fn catalog(&self) -> &'static crate::Catalog {
+        self.catalog
+    }
+
+    /// The absolute URL path a page should link to for the catalog's file `path`: the mount
+    /// point, then [`Catalog::url`](crate::Catalog::url) (the fingerprinted name with
+    /// `fingerprint = true`), percent-encoded where a URL needs it; `None` when there is no
+    /// such file, so a template can refuse a typo.
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+    /// let service = bindery::serve::ServeCatalog::new(&SITE).mounted_at("/static");
+    /// let url = service.url("style.css").unwrap();
+    /// assert!(url.starts_with("/static/style.") && url.ends_with(".css"));
+    /// let response = service.respond(&http::Request::get(&url).body(()).unwrap());
+    /// assert_eq!(response.headers()["cache-control"], bindery::serve::IMMUTABLE);
+    /// assert!(service.url("with space.txt").unwrap().starts_with("/static/with%20space."));
+    /// assert_eq!(service.url("nope.css"), None);
+    /// ```
+    pub fn url(&self, path: &str) -> Option<String> {
+        let url = self.catalog.url(path)?;
+        let encoded = percent_encoding::utf8_percent_encode(url, super::path::URL_PATH);
+        Some(format!("{}/{encoded}", self.config.mount))
+    }
+
     /// Whether a request path is this service's to answer: the mount point itself or a path
     /// below it (`/static`, `/static/a.js`; not `/staticx`). A server with several mounted
     /// catalogs picks the one that covers the path.

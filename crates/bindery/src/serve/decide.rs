@@ -43,6 +43,11 @@ pub(super) struct Target<'a> {
     pub(super) prepared: Headers<'a>,
     /// Its place in the service's table (the decompressed cache's key); `None` in dev mode.
     pub(super) index: Option<usize>,
+    /// Asked for by its fingerprinted name, whose bytes never change: served [`IMMUTABLE`]
+    /// whatever the catalog's policy says of the plain name.
+    ///
+    /// [`IMMUTABLE`]: super::IMMUTABLE
+    pub(super) is_fingerprinted: bool,
 }
 
 /// A file's prepared headers: from the service's table, or made for a dev catalog's file as
@@ -160,6 +165,9 @@ impl ServeCatalog {
         if let Some(target) = self.find(key) {
             return Some(target);
         }
+        if let Some(target) = self.find_fingerprinted(key) {
+            return Some(target);
+        }
         if self.config.clean_urls && !has_extension(key) {
             if let Some(target) = self.find(&format!("{key}.html")) {
                 return Some(target);
@@ -252,6 +260,17 @@ impl ServeCatalog {
             .map(|index| self.prepared_at(index))
     }
 
+    /// The file whose fingerprinted name is `key` (`fingerprint = true`), marked immutable.
+    fn find_fingerprinted(&self, key: &str) -> Option<Target<'_>> {
+        if !self.catalog.is_fingerprinted() {
+            return None;
+        }
+        let file = self.catalog.file_by_url(key)?;
+        let mut target = self.find(file.path())?;
+        target.is_fingerprinted = true;
+        Some(target)
+    }
+
     /// A dev catalog's file as it is on disk now, with headers made for it.
     fn on_disk(&self, key: &str) -> Option<Target<'_>> {
         let file = self.catalog.file(key)?;
@@ -259,6 +278,7 @@ impl ServeCatalog {
         Some(Target {
             prepared: Headers::Disk(Box::new(Prepared::new(file, &no_cache))),
             index: None,
+            is_fingerprinted: false,
         })
     }
 
@@ -275,6 +295,7 @@ impl ServeCatalog {
         Target {
             prepared: Headers::Table(&self.prepared[index]),
             index: Some(index),
+            is_fingerprinted: false,
         }
     }
 

@@ -2,7 +2,25 @@
 
 use std::borrow::Cow;
 
-use percent_encoding::percent_decode_str;
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str};
+
+/// What a catalog path must escape to be a URL path: controls, space, and the characters that
+/// would end the path or change its meaning (`?`, `#`, `%`), or that URLs reserve (`"<>\`^{|}`).
+/// `/` stays: it separates folders in both.
+pub(crate) const URL_PATH: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
 
 /// Why a request path is refused (answered with 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -107,7 +107,12 @@ impl ServeCatalog {
                 .map_or(&prepared.etag, |representation| &representation.etag)
                 .clone(),
         );
-        out.insert(CACHE_CONTROL, prepared.cache_control.clone());
+        let cache_control = if target.is_fingerprinted {
+            HeaderValue::from_static(super::IMMUTABLE)
+        } else {
+            prepared.cache_control.clone()
+        };
+        out.insert(CACHE_CONTROL, cache_control);
         if let Some(last_modified) = &prepared.last_modified {
             out.insert(LAST_MODIFIED, last_modified.clone());
         }

@@ -151,3 +151,55 @@ fn a_crate_path_that_is_no_path_is_a_compile_error_naming_it() {
         "spanned on the argument: {stderr}"
     );
 }
+
+/// The size guards and a fingerprint collision are compile errors pointing at their option,
+/// naming the offending files, largest first.
+#[test]
+fn guards_and_fingerprint_collisions_are_compile_errors_at_their_option() {
+    let project = Project::new("bindery_guards", "");
+    project.write("assets/video.mp4", vec![0u8; 300_000]);
+    project.write("assets/big.json", vec![b' '; 200_000]);
+    project.write("assets/small.txt", "hi");
+    let cases = [
+        (
+            "max_file_size = \"100 KiB\"",
+            "2 files are larger than max_file_size (100.0 KiB): `video.mp4` (293.0 KiB), `big.json` (195.3 KiB)",
+        ),
+        (
+            "max_total_size = 400_000",
+            "the catalog holds 488.3 KiB (more than max_total_size, 390.6 KiB); the largest files: `video.mp4` (293.0 KiB), `big.json` (195.3 KiB), `small.txt` (2 B)",
+        ),
+    ];
+    for (option, message) in cases {
+        project.write(
+            "src/main.rs",
+            format!(
+                "static ASSETS: bindery::Catalog =\n    bindery::embed!(\"assets\", {option});\n\nfn main() {{\n    let _ = ASSETS.len();\n}}\n"
+            ),
+        );
+        let stderr = project.build_error();
+        assert!(stderr.contains(message), "{option}: {stderr}");
+        let column = "    bindery::embed!(\"assets\", ".len() + 1;
+        assert!(
+            stderr.contains(&format!("src/main.rs:2:{column}")),
+            "spanned on the option: {stderr}"
+        );
+    }
+
+    // `a.txt` fingerprinted is `a.<hash>.txt`: a file of that name makes the two meet.
+    let hash = blake3::hash(b"a").to_hex();
+    project.write("assets/a.txt", "a");
+    project.write(&format!("assets/a.{}.txt", &hash[..12]), "other");
+    project.write(
+        "src/main.rs",
+        "static ASSETS: bindery::Catalog =\n    bindery::embed!(\"assets\", fingerprint = true);\n\nfn main() {\n    let _ = ASSETS.len();\n}\n",
+    );
+    let stderr = project.build_error();
+    assert!(
+        stderr.contains(&format!(
+            "fingerprint: `a.{}.txt` (for `a.txt`) is also the name of a file of the catalog",
+            &hash[..12]
+        )),
+        "{stderr}"
+    );
+}

@@ -1,4 +1,4 @@
-//! What generated code calls: the runtime's side of generated-code contract 1. Not a public
+//! What generated code calls: the runtime's side of generated-code contract 2. Not a public
 //! API; its name carries the contract version, which changes whenever this module or the hidden
 //! fields of `EmbeddedFile` do (ARCHITECTURE.md, "The generated-code contract").
 
@@ -37,6 +37,17 @@ impl Info {
         mime: &'static str,
         content_type: &'static str,
     ) -> Info {
+        Info::dated(data, mime, content_type, None)
+    }
+
+    /// A file stored as it is, with no variants, and the catalog's one date (`modified =
+    /// "source-date-epoch"`) or none.
+    pub const fn dated(
+        data: &'static [u8],
+        mime: &'static str,
+        content_type: &'static str,
+        modified: Option<u64>,
+    ) -> Info {
         Info {
             data,
             mime,
@@ -44,7 +55,7 @@ impl Info {
             len: None,
             gzip_etag: None,
             variants: &[],
-            modified: None,
+            modified,
         }
     }
 }
@@ -80,12 +91,16 @@ pub const fn sorted_catalog(
     prefix: &'static str,
     dev: Option<&'static DevSource>,
     files: &'static [EmbeddedFile],
+    urls: &'static [&'static str],
+    by_url: &'static [u32],
 ) -> Catalog {
     Catalog {
         mode,
         prefix,
         files,
         dev,
+        urls,
+        by_url,
     }
 }
 
@@ -97,6 +112,8 @@ pub const fn catalog(
     prefix: &'static str,
     dev: Option<&'static DevSource>,
     files: &'static [EmbeddedFile],
+    urls: &'static [&'static str],
+    by_url: &'static [u32],
 ) -> Catalog {
     let mut index = 0;
     while index < files.len() {
@@ -109,11 +126,30 @@ pub const fn catalog(
         }
         index += 1;
     }
+    assert!(
+        (urls.is_empty() || urls.len() == files.len()) && by_url.len() == urls.len(),
+        "bindery: the fingerprint tables do not match the files; regenerate the catalog"
+    );
+    let mut slot = 0;
+    while slot < by_url.len() {
+        assert!(
+            (by_url[slot] as usize) < files.len()
+                && (slot == 0
+                    || is_less(
+                        urls[by_url[slot - 1] as usize].as_bytes(),
+                        urls[by_url[slot] as usize].as_bytes()
+                    )),
+            "bindery: fingerprinted paths are not sorted and unique; regenerate the catalog"
+        );
+        slot += 1;
+    }
     Catalog {
         mode,
         prefix,
         files,
         dev,
+        urls,
+        by_url,
     }
 }
 
@@ -137,6 +173,10 @@ pub struct DevSource {
     pub exclude: &'static [&'static str],
     pub include_hidden: bool,
     pub modified: bool,
+    /// The one date of every file (`modified = "source-date-epoch"`), fixed at build time.
+    pub date: Option<u64>,
+    /// The algorithm of the integrity strings, as the build chose it.
+    pub integrity: crate::Integrity,
 }
 
 /// A catalog's dev source: `Some` with the `dev` feature in builds with debug assertions, `None`
@@ -145,13 +185,15 @@ pub struct DevSource {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
-    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr $(,)?) => {
-        ::core::option::Option::Some(&$crate::__private_v1::DevSource {
+    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr, $date:expr, $integrity:ident $(,)?) => {
+        ::core::option::Option::Some(&$crate::__private_v2::DevSource {
             root: $root,
             include: &[$($include),*],
             exclude: &[$($exclude),*],
             include_hidden: $hidden,
             modified: $modified,
+            date: $date,
+            integrity: $crate::Integrity::$integrity,
         })
     };
 }

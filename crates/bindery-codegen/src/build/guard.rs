@@ -1,0 +1,74 @@
+//! Checks on the folder as a whole: size limits before anything is read, fingerprinted names
+//! that meet a file's name after every file is hashed.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::pack::Described;
+use crate::scan::Found;
+use crate::{Error, Options};
+
+/// How many offenders a size error names.
+const OFFENDERS: usize = 5;
+
+/// Refuses files larger than `max_file_size` and a folder larger than `max_total_size`, from
+/// `stat` alone: nothing is read or hashed when a guard trips.
+pub(super) fn sizes(options: &Options, found: &[Found]) -> Result<(), Error> {
+    if options.max_file_size.is_none() && options.max_total_size.is_none() {
+        return Ok(());
+    }
+    let mut sizes: Vec<(PathBuf, u64)> = Vec::with_capacity(found.len());
+    for file in found {
+        let len = std::fs::metadata(&file.source)
+            .map_err(|error| Error::read(&file.source, error))?
+            .len();
+        sizes.push((PathBuf::from(&file.relative), len));
+    }
+    // Largest first; equal sizes by path, so the message is the same on every machine.
+    sizes.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
+    if let Some(limit) = options.max_file_size {
+        let count = sizes.iter().take_while(|(_, len)| *len > limit).count();
+        if count > 0 {
+            return Err(Error::FileTooLarge {
+                limit,
+                count,
+                largest: sizes.into_iter().take(count.min(OFFENDERS)).collect(),
+            });
+        }
+    }
+    if let Some(limit) = options.max_total_size {
+        let total = sizes
+            .iter()
+            .map(|(_, len)| *len)
+            .fold(0u64, u64::saturating_add);
+        if total > limit {
+            return Err(Error::TotalTooLarge {
+                limit,
+                total,
+                largest: sizes.into_iter().take(OFFENDERS).collect(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Gives every file its fingerprinted name, refusing one that is also the plain name of a file
+/// (two URLs for one path would serve different bytes).
+pub(super) fn fingerprints(files: &mut [Described]) -> Result<(), Error> {
+    let plain: HashSet<&str> = files.iter().map(|file| file.entry.path.as_str()).collect();
+    let mut names = Vec::with_capacity(files.len());
+    for file in files.iter() {
+        let name = bindery_core::key::fingerprinted(&file.entry.path, &file.entry.hash);
+        if plain.contains(name.as_str()) {
+            return Err(Error::FingerprintCollision {
+                file: file.entry.path.clone(),
+                fingerprinted: name,
+            });
+        }
+        names.push(name);
+    }
+    for (file, name) in files.iter_mut().zip(names) {
+        file.entry.fingerprinted = Some(name);
+    }
+    Ok(())
+}
