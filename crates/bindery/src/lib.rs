@@ -40,7 +40,7 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v1;
+pub mod __private_v2;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
@@ -52,6 +52,9 @@ mod dir;
 mod error;
 mod file;
 mod lookup;
+#[cfg(feature = "minijinja")]
+#[cfg_attr(docsrs, doc(cfg(feature = "minijinja")))]
+pub mod minijinja;
 #[cfg(feature = "rocket")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rocket")))]
 pub mod rocket;
@@ -62,11 +65,16 @@ pub mod serve;
 /// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].
 pub use bindery_core::Encoding;
 /// How a catalog stores its files and what [`Catalog::get`] returns.
-pub use bindery_core::{Mode, ParseModeError};
+pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// Embeds a folder as a [`Catalog`] at compile time.
 ///
 /// `embed!("folder", option = value, ...)`: the folder is relative to the crate's `Cargo.toml`.
-/// The expansion is a constant expression, so it can initialise a `static`, a `const` or a local.
+/// `$VAR` and `${VAR}` in it are environment variables read at build time, so
+/// `embed!("$OUT_DIR/dist")` embeds what the crate's build script wrote (`$$` is a `$`; an unset
+/// variable is a compile error naming it; cargo rebuilds when one changes). In dev mode the
+/// catalog reads the folder the variable named at build time: `OUT_DIR` is not set when the
+/// program runs. The expansion is a constant expression, so it can initialise a `static`, a
+/// `const` or a local.
 ///
 /// | option | value | default |
 /// | --- | --- | --- |
@@ -75,7 +83,11 @@ pub use bindery_core::{Mode, ParseModeError};
 /// | `exclude` | a glob or a list; exclude wins over include | none |
 /// | `prefix` | a relative path put before every catalog path | none |
 /// | `hidden` | `true` to embed names starting with `.` | `false` |
-/// | `modified` | `true` to record modification times (builds are then not reproducible) | `false` |
+/// | `modified` | `true` to record modification times (builds are then not reproducible); `"source-date-epoch"` for one date, the same for every build of a commit: `SOURCE_DATE_EPOCH`, else the last commit that touched the folder, else the crate (an error when there is none) | `false` |
+/// | `fingerprint` | `true` to serve each file also under a content-hashed name (`app.css` → `app.3f2a9c1d4e5b.css`, 48 bits of its BLAKE3 hash), marked `immutable`; [`Catalog::url`] gives it | `false` |
+/// | `integrity` | the algorithm of [`EmbeddedFile::integrity`]: `"sha256"`, `"sha384"`, `"sha512"` | `"sha384"` |
+/// | `max_file_size` | refuse any file larger than this: bytes, or `"10 MiB"` | none |
+/// | `max_total_size` | refuse a folder whose files add up to more than this | none |
 /// | `level` | gzip level 0 to 9 | 9 |
 /// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |
 /// | `precompress` | a list of `"br"`, `"zstd"`, `"gzip"`: wire variants made at build time, sent as-is to clients that accept them (see [`EmbeddedFile::encoded`]) | none |

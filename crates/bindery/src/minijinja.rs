@@ -1,0 +1,290 @@
+//! Server-rendered pages from embedded templates: a minijinja loader that reads a catalog
+//! (following dev mode, so an edited template shows on the next request), and the `url()` and
+//! `integrity()` functions a page uses to link the assets of another catalog by their
+//! fingerprinted URLs with Subresource Integrity.
+//!
+//! ```
+//! use bindery::minijinja::Templates;
+//! use bindery::serve::ServeCatalog;
+//!
+//! static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
+//! static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+//!
+//! let assets = ServeCatalog::new(&ASSETS).mounted_at("/static");
+//! let templates = Templates::new(&PAGES).with_assets(&assets);
+//! let page = templates
+//!     .render_str(r#"<link rel="stylesheet" href="{{ url('style.css') }}" integrity="{{ integrity('style.css') }}">"#, ())
+//!     .unwrap();
+//! assert!(page.contains(r#"href="/static/style."#) && page.contains(r#"integrity="sha384-"#));
+//!
+//! // A typo is an error, not a link to a 404:
+//! let error = templates.render_str("{{ url('styles.css') }}", ()).unwrap_err();
+//! assert!(error.to_string().contains("no file `styles.css`"), "{error}");
+//! ```
+//!
+//! Typos in templates are caught before they ship by [`check_urls`], called from a test, which
+//! reads every template of the catalog and fails naming each `url("…")` or `integrity("…")`
+//! whose file does not exist. (A compile-time check would need the macro to parse templates;
+//! a test that renders nothing yet covers every template is as early in practice and does not
+//! tie the macro to one template language.)
+
+use std::sync::Arc;
+
+use minijinja::{Environment, Error, ErrorKind, Value};
+
+use crate::Catalog;
+use crate::serve::ServeCatalog;
+
+/// A minijinja loader that reads templates from `catalog`: a template's name is its catalog
+/// path. In dev mode the catalog reads the disk, so a new [`Environment`] sees edits;
+/// [`Templates`] makes one per render in dev mode.
+///
+/// ```
+/// static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
+/// let mut env = minijinja::Environment::new();
+/// env.set_loader(bindery::minijinja::loader(&PAGES));
+/// assert!(env.get_template("index.html").is_ok());
+/// assert!(env.get_template("missing.html").is_err());
+/// ```
+pub fn loader(
+    catalog: &'static Catalog,
+) -> impl Fn(&str) -> Result<Option<String>, Error> + Send + Sync + 'static {
+    move |name| {
+        let Some(bytes) = catalog.get(name) else {
+            return Ok(None);
+        };
+        String::from_utf8(bytes.into_owned())
+            .map(Some)
+            .map_err(|_| {
+                Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("template `{name}` is not UTF-8"),
+                )
+            })
+    }
+}
+
+/// The asset catalogs whose files `url()` and `integrity()` name.
+#[derive(Clone, Default)]
+struct Assets(Arc<Vec<ServeCatalog>>);
+
+impl Assets {
+    /// The first catalog holding `path`, with the file.
+    fn find(&self, path: &str) -> Option<(&ServeCatalog, &'static crate::EmbeddedFile)> {
+        self.0.iter().find_map(|service| {
+            let file = service.catalog().file(path)?;
+            Some((service, file))
+        })
+    }
+
+    fn missing(path: &str) -> Error {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("no file `{path}` in the asset catalogs"),
+        )
+    }
+
+    /// Safe for HTML as it is (percent-encoded, `&`, `'`, `"`, `<` and `>` included), so
+    /// auto-escaping leaves it alone.
+    fn url(&self, path: &str) -> Result<Value, Error> {
+        self.find(path)
+            .and_then(|(service, _)| service.url(path))
+            .map(Value::from_safe_string)
+            .ok_or_else(|| Assets::missing(path))
+    }
+
+    /// `sha384-` and base64: safe for HTML as it is.
+    fn integrity(&self, path: &str) -> Result<Value, Error> {
+        self.find(path)
+            .map(|(_, file)| Value::from_safe_string(file.integrity().to_owned()))
+            .ok_or_else(|| Assets::missing(path))
+    }
+}
+
+/// Adds `url(path)` and `integrity(path)` to `env`, for the files of `assets` (each served
+/// where it is mounted): `url` gives the absolute URL path (fingerprinted with
+/// `fingerprint = true`), `integrity` the SRI string; both fail the render on a path that is
+/// not in any of the catalogs.
+///
+/// ```
+/// static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+/// let mut env = minijinja::Environment::new();
+/// bindery::minijinja::add_functions(&mut env, [bindery::serve::ServeCatalog::new(&ASSETS)]);
+/// let url = env.render_str("{{ url('app.js') }}", ()).unwrap();
+/// assert_eq!(url, format!("/{}", ASSETS.url("app.js").unwrap()));
+/// ```
+pub fn add_functions(env: &mut Environment<'_>, assets: impl IntoIterator<Item = ServeCatalog>) {
+    install(env, &Assets(Arc::new(assets.into_iter().collect())));
+}
+
+fn install(env: &mut Environment<'_>, assets: &Assets) {
+    let urls = assets.clone();
+    env.add_function("url", move |path: &str| urls.url(path));
+    let integrities = assets.clone();
+    env.add_function("integrity", move |path: &str| integrities.integrity(path));
+}
+
+/// What [`Templates::with_setup`] runs on each environment.
+type Setup = dyn Fn(&mut Environment<'static>) + Send + Sync;
+
+/// Templates read from a catalog, with `url()` and `integrity()` for asset catalogs, rendered
+/// with one [`Environment`] built once, or, when the template catalog is in dev mode, a fresh
+/// one per render so that edits show at once.
+///
+/// ```
+/// static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
+/// let templates = bindery::minijinja::Templates::new(&PAGES);
+/// let page = templates.render("index.html", ()).unwrap();
+/// assert!(page.contains("<html"));
+/// ```
+pub struct Templates {
+    catalog: &'static Catalog,
+    assets: Assets,
+    setup: Option<Arc<Setup>>,
+    env: Environment<'static>,
+}
+
+impl Templates {
+    /// Templates from `catalog`, with no asset functions yet.
+    pub fn new(catalog: &'static Catalog) -> Self {
+        let assets = Assets::default();
+        Templates {
+            env: environment(catalog, &assets, None),
+            catalog,
+            assets,
+            setup: None,
+        }
+    }
+
+    /// Adds an asset catalog (as served, with its mount point) for `url()` and `integrity()`.
+    pub fn with_assets(mut self, assets: &ServeCatalog) -> Self {
+        let mut all = (*self.assets.0).clone();
+        all.push(assets.clone());
+        self.assets = Assets(Arc::new(all));
+        self.env = environment(self.catalog, &self.assets, self.setup.as_deref());
+        self
+    }
+
+    /// Runs `setup` on every environment made (filters, globals, settings of your own).
+    ///
+    /// ```
+    /// static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
+    /// let templates = bindery::minijinja::Templates::new(&PAGES)
+    ///     .with_setup(|env| env.add_global("site", "bindery"));
+    /// assert_eq!(templates.render_str("{{ site }}", ()).unwrap(), "bindery");
+    /// ```
+    pub fn with_setup(
+        mut self,
+        setup: impl Fn(&mut Environment<'static>) + Send + Sync + 'static,
+    ) -> Self {
+        self.setup = Some(Arc::new(setup));
+        self.env = environment(self.catalog, &self.assets, self.setup.as_deref());
+        self
+    }
+
+    /// Renders the template `name` of the catalog with `context`.
+    pub fn render(&self, name: &str, context: impl serde::Serialize) -> Result<String, Error> {
+        if self.catalog.is_dev() {
+            let env = environment(self.catalog, &self.assets, self.setup.as_deref());
+            return env.get_template(name)?.render(context);
+        }
+        self.env.get_template(name)?.render(context)
+    }
+
+    /// Renders `source` (not a file of the catalog; it may include or extend them).
+    pub fn render_str(
+        &self,
+        source: &str,
+        context: impl serde::Serialize,
+    ) -> Result<String, Error> {
+        self.env.render_str(source, context)
+    }
+
+    /// The environment renders use (outside dev mode; in dev mode each render makes its own).
+    pub fn environment(&self) -> &Environment<'static> {
+        &self.env
+    }
+}
+
+fn environment(
+    catalog: &'static Catalog,
+    assets: &Assets,
+    setup: Option<&Setup>,
+) -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_loader(loader(catalog));
+    install(&mut env, assets);
+    if let Some(setup) = setup {
+        setup(&mut env);
+    }
+    env
+}
+
+/// Every `url("…")` and `integrity("…")` with a literal path in the templates of `templates`
+/// whose file is in none of `assets`, as `template: path` lines; `Ok` when there are none. Call
+/// it from a test so that a typo fails CI instead of a page:
+///
+/// ```
+/// // `page.html` links style.css and app.js; `broken.html` has a typo.
+/// static TEMPLATES: bindery::Catalog = bindery::embed!("../../assets/templates");
+/// static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+///
+/// let missing = bindery::minijinja::check_urls(&TEMPLATES, &[&ASSETS]).unwrap_err();
+/// assert_eq!(missing, ["broken.html: styles.css"]);
+/// ```
+pub fn check_urls(templates: &Catalog, assets: &[&Catalog]) -> Result<(), Vec<String>> {
+    let mut missing = Vec::new();
+    for file in templates.iter() {
+        let Ok(bytes) = file.contents() else {
+            continue;
+        };
+        let source = String::from_utf8_lossy(&bytes);
+        for path in linked_paths(&source) {
+            if !assets.iter().any(|catalog| catalog.file(&path).is_some()) {
+                missing.push(format!("{}: {path}", file.path()));
+            }
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+/// The literal arguments of `url(…)` and `integrity(…)` calls in a template's source.
+fn linked_paths(source: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for function in ["url(", "integrity("] {
+        let mut rest = source;
+        while let Some(at) = rest.find(function) {
+            let is_call = rest[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|before| !(before.is_alphanumeric() || before == '_' || before == '.'));
+            rest = &rest[at + function.len()..];
+            let argument = rest.trim_start();
+            let Some(quote) = argument.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+                continue;
+            };
+            let Some(end) = argument[1..].find(quote) else {
+                continue;
+            };
+            if is_call {
+                paths.push(argument[1..1 + end].to_owned());
+            }
+        }
+    }
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linked_paths;
+
+    #[test]
+    fn finds_literal_arguments_only() {
+        let source = r#"{{ url("a.css") }} {{ integrity( 'b.js' ) }} {{ url(name) }} {{ my_url("x") }} {{ x.url("y") }}"#;
+        assert_eq!(linked_paths(source), ["a.css", "b.js"]);
+    }
+}
