@@ -67,6 +67,8 @@ pub const GENERATED: [&[&str]; 4] = [
     ],
 ];
 const E2E: &str = "examples/geo-server/e2e";
+/// The Vite front end bindery's Vite test builds (vite and playwright-core, pinned).
+const VITE_APP: &str = "examples/vite-app";
 
 /// The crates published to crates.io, in dependency order. `cargo package` checks that each
 /// builds from its packaged sources alone (README, licenses and metadata included).
@@ -86,7 +88,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     run_command(Command::new("df").args(["-h", "."]))?;
     install_system_packages()?;
     ensure_nextest()?;
-    run_command(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix", E2E]))?;
+    for folder in [E2E, VITE_APP] {
+        run_command(Command::new("npm").args([
+            "ci",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            folder,
+        ]))?;
+    }
     check_generated()?;
     if !args.tests_only {
         crate::lint_code::run()?;

@@ -11,6 +11,8 @@ mod metadata;
 mod options;
 mod project;
 mod rebuild;
+mod reproducible;
 mod roundtrip;
 mod trust;
 mod ui;
+mod vite;

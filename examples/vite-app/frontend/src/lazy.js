@@ -1,0 +1,1 @@
+export const message = "lazy chunk v1";
