@@ -197,7 +197,7 @@ impl Options {
     ///
     /// ```
     /// let error = bindery_codegen::Options::new("../../assets/fixtures").max_total_size(Some(100)).build().unwrap_err();
-    /// assert!(error.to_string().contains("more than max_total_size (100 B)"), "{error}");
+    /// assert!(error.to_string().contains("(more than max_total_size, 100 B)"), "{error}");
     /// ```
     pub fn max_total_size(mut self, bytes: Option<u64>) -> Self {
         self.max_total_size = bytes;
