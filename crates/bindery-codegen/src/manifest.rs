@@ -58,6 +58,8 @@ pub struct Rules {
     pub include_hidden: bool,
     /// Whether modification times are recorded.
     pub modified: bool,
+    /// Whether `.gitignore` and `.ignore` files are honoured.
+    pub gitignore: bool,
     /// The one date given to every file instead ([`Options::source_date`](crate::Options::source_date)).
     pub date: Option<u64>,
 }

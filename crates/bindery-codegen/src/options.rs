@@ -91,6 +91,7 @@ pub struct Options {
     pub(crate) fingerprint: bool,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
+    pub(crate) gitignore: bool,
 }
 
 impl Options {
@@ -123,7 +124,21 @@ impl Options {
             fingerprint: false,
             max_file_size: None,
             max_total_size: None,
+            gitignore: false,
         }
+    }
+
+    /// Leaves out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does
+    /// (see [`Filter::gitignore`](crate::scan::Filter::gitignore)): a `node_modules/` in the
+    /// project's `.gitignore` is not embedded by accident. Dev mode applies the same rules.
+    ///
+    /// ```
+    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures").gitignore(true).build().unwrap();
+    /// assert!(manifest.rules.gitignore);
+    /// ```
+    pub fn gitignore(mut self, gitignore: bool) -> Self {
+        self.gitignore = gitignore;
+        self
     }
 
     /// Gives every file one date, the same for every build of one commit on any machine

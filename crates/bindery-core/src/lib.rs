@@ -20,6 +20,8 @@ pub mod describe;
 mod encoding;
 mod error;
 pub mod folder;
+#[cfg(feature = "scan")]
+mod ignore_files;
 mod integrity;
 pub mod key;
 mod mode;

@@ -6,6 +6,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 use crate::Error;
+use crate::ignore_files::Ignores;
 
 /// One file found by [`scan`]: its path relative to the folder (`/`-separated) and on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +31,7 @@ pub struct Filter {
     include: Option<GlobSet>,
     exclude: GlobSet,
     include_hidden: bool,
+    ignores: Option<Ignores>,
 }
 
 /// Compiles one glob the way [`Filter`] does, so callers can point at the faulty one.
@@ -74,7 +76,33 @@ impl Filter {
             },
             exclude: compile_set(exclude)?,
             include_hidden,
+            ignores: None,
         })
+    }
+
+    /// Also leaves out what the `.gitignore` and `.ignore` files of `root` (the folder this
+    /// filter walks) and of the folders below it say to ignore, as ripgrep would; the folders
+    /// above `root` up to its git work tree's top count for what lies below `root`. `.git`
+    /// itself is always left out. An ignore file that cannot be read or parsed is
+    /// [`Error::Ignore`] when the walk meets it.
+    ///
+    /// ```
+    /// use bindery_core::scan::{Filter, scan};
+    /// let dir = std::env::temp_dir().join(format!("bindery-doc-ignore-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("node_modules/x")).unwrap();
+    /// std::fs::write(dir.join(".gitignore"), "node_modules/\n*.log\n!keep.log\n").unwrap();
+    /// for file in ["app.js", "debug.log", "keep.log", "node_modules/x/index.js"] {
+    ///     std::fs::write(dir.join(file), "x").unwrap();
+    /// }
+    /// let filter = Filter::new(&[], &[], false).unwrap().gitignore(&dir);
+    /// let found: Vec<String> = scan(&dir, &filter).unwrap().into_iter().map(|f| f.relative).collect();
+    /// assert_eq!(found, ["app.js", "keep.log"]);
+    /// assert!(!filter.keeps("node_modules/x/index.js"));
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn gitignore(mut self, root: &Path) -> Self {
+        self.ignores = Some(Ignores::new(root));
+        self
     }
 
     /// Whether a file at this relative path is kept.
@@ -102,7 +130,18 @@ impl Filter {
         let is_hidden = relative
             .split('/')
             .any(|segment| self.is_hidden(segment.as_ref()));
-        !is_hidden && self.is_match(relative)
+        let is_ignored = self
+            .ignores
+            .as_ref()
+            .is_some_and(|ignores| ignores.is_ignored(relative, false));
+        !is_hidden && !is_ignored && self.is_match(relative)
+    }
+
+    /// Whether the ignore files leave out the walk's entry at `path` (under `root`).
+    fn is_ignored(&self, root: &Path, path: &Path, is_dir: bool) -> bool {
+        self.ignores
+            .as_ref()
+            .is_some_and(|ignores| ignores.is_ignored(&lossy_key(root, path), is_dir))
     }
 
     fn is_hidden(&self, name: &std::ffi::OsStr) -> bool {
@@ -171,7 +210,11 @@ fn walk(
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !filter.is_hidden(entry.file_name()));
+        .filter_entry(|entry| {
+            entry.depth() == 0
+                || !(filter.is_hidden(entry.file_name())
+                    || filter.is_ignored(root, entry.path(), entry.file_type().is_dir()))
+        });
     let mut found = Vec::new();
     for entry in walker {
         let entry = match entry {
@@ -207,6 +250,9 @@ fn walk(
             relative,
             source: entry.into_path(),
         });
+    }
+    if let Some(error) = filter.ignores.as_ref().and_then(Ignores::take_error) {
+        on_error(error)?;
     }
     found.sort_by(|left, right| left.relative.cmp(&right.relative));
     Ok(found)

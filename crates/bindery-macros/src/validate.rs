@@ -11,7 +11,7 @@ use syn::LitStr;
 use crate::input::{Input, Value};
 
 const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, \
-                    precompress, crate_path, integrity, fingerprint, max_file_size, max_total_size";
+                    precompress, crate_path, integrity, fingerprint, max_file_size, max_total_size, gitignore";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
@@ -215,6 +215,7 @@ fn apply(
             options.source_date(true)
         }
         ("fingerprint", Value::Bool(flag)) => options.fingerprint(flag.value),
+        ("gitignore", Value::Bool(flag)) => options.gitignore(flag.value),
         ("integrity", Value::Str(name)) => match name.value().parse::<bindery_codegen::Integrity>()
         {
             Ok(integrity) => options.integrity(integrity),
@@ -244,7 +245,7 @@ fn expected(key: &str) -> Option<&'static str> {
         "level" => "an integer from 0 to 9",
         "large" => "a number of bytes or \"off\"",
         "precompress" => "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
-        "hidden" | "allow_missing" | "fingerprint" => "`true` or `false`",
+        "hidden" | "allow_missing" | "fingerprint" | "gitignore" => "`true` or `false`",
         "modified" => "`true`, `false` or \"source-date-epoch\"",
         "integrity" => "\"sha256\", \"sha384\" or \"sha512\"",
         "crate_path" => "a path as a string, e.g. \"my_crate::bindery\"",

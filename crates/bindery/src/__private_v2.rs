@@ -173,6 +173,8 @@ pub struct DevSource {
     pub exclude: &'static [&'static str],
     pub include_hidden: bool,
     pub modified: bool,
+    /// Whether `.gitignore` and `.ignore` files are honoured (`gitignore = true`).
+    pub gitignore: bool,
     /// The one date of every file (`modified = "source-date-epoch"`), fixed at build time.
     pub date: Option<u64>,
     /// The algorithm of the integrity strings, as the build chose it.
@@ -185,13 +187,14 @@ pub struct DevSource {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
-    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr, $date:expr, $integrity:ident $(,)?) => {
+    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr, $gitignore:expr, $date:expr, $integrity:ident $(,)?) => {
         ::core::option::Option::Some(&$crate::__private_v2::DevSource {
             root: $root,
             include: &[$($include),*],
             exclude: &[$($exclude),*],
             include_hidden: $hidden,
             modified: $modified,
+            gitignore: $gitignore,
             date: $date,
             integrity: $crate::Integrity::$integrity,
         })

@@ -75,7 +75,14 @@ fn with_folder<R>(
             &owned(source.exclude),
             source.include_hidden,
         )
-        .ok(),
+        .ok()
+        .map(|filter| {
+            if source.gitignore {
+                filter.gitignore(Path::new(source.root))
+            } else {
+                filter
+            }
+        }),
         seen: HashMap::new(),
         listing: &[],
     });

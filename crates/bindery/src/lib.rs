@@ -88,6 +88,7 @@ pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// | `integrity` | the algorithm of [`EmbeddedFile::integrity`]: `"sha256"`, `"sha384"`, `"sha512"` | `"sha384"` |
 /// | `max_file_size` | refuse any file larger than this: bytes, or `"10 MiB"` | none |
 /// | `max_total_size` | refuse a folder whose files add up to more than this | none |
+/// | `gitignore` | `true` to leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top, for what lies below the folder only; no global rules, so every machine builds the same); dev mode applies the same rules | `false` |
 /// | `level` | gzip level 0 to 9 | 9 |
 /// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |
 /// | `precompress` | a list of `"br"`, `"zstd"`, `"gzip"`: wire variants made at build time, sent as-is to clients that accept them (see [`EmbeddedFile::encoded`]) | none |

@@ -94,6 +94,9 @@ pub struct EmbedArgs {
     /// `sha512`.
     #[arg(long, value_name = "ALGORITHM", default_value = "sha384", value_parser = parse_integrity)]
     pub integrity: Integrity,
+    /// Leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does.
+    #[arg(long)]
+    pub gitignore: bool,
     /// Make each file also addressable under a content-hashed name (`app.css` →
     /// `app.3f2a9c1d4e5b.css`), served `immutable`; `ASSETS.url("app.css")` gives it.
     #[arg(long)]
@@ -184,6 +187,9 @@ impl EmbedArgs {
         }
         if self.fingerprint {
             words.push("--fingerprint".into());
+        }
+        if self.gitignore {
+            words.push("--gitignore".into());
         }
         if let Some(bytes) = self.max_file_size {
             words.extend(["--max-file-size".into(), bytes.to_string()]);

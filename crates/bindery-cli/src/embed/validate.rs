@@ -129,6 +129,7 @@ fn options(args: &EmbedArgs, root: PathBuf) -> Options {
         .source_date(args.modified.is_some())
         .integrity(args.integrity)
         .fingerprint(args.fingerprint)
+        .gitignore(args.gitignore)
         .max_file_size(args.max_file_size)
         .max_total_size(args.max_total_size)
         .mode(args.mode)

@@ -651,6 +651,7 @@ fn a_module_for_a_crate_that_reexports_bindery_names_it_by_crate_path() {
 fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
     let project = crate_using_bindery("pipeline_options_agree", &[]);
     write_site(&project.path().join("site"));
+    project.write("site/.gitignore", "*.bin\n");
     let envs = [("SITE_DIR", "site"), ("SOURCE_DATE_EPOCH", "1600000000")];
     let generated = std::process::Command::new(crate::support::BINDERY)
         .args([
@@ -673,6 +674,7 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
             "1MiB",
             "--max-total-size",
             "10MiB",
+            "--gitignore",
         ])
         .current_dir(project.path())
         .envs(envs)
@@ -697,7 +699,8 @@ static BY_MACRO: bindery::Catalog = bindery::embed!(
     integrity = "sha512",
     modified = "source-date-epoch",
     max_file_size = "1 MiB",
-    max_total_size = 10_485_760
+    max_total_size = 10_485_760,
+    gitignore = true
 );
 
 fn main() {
@@ -736,9 +739,13 @@ fn main() {
         .output()
         .expect("cargo runs");
     assert!(run.status.success(), "{}", stderr(&run));
+    // `img/noise.bin` is ignored by `site/.gitignore`.
     assert_eq!(
         stdout(&run).trim(),
-        format!("{} files agree", bindery_test_support::site_files().len())
+        format!(
+            "{} files agree",
+            bindery_test_support::site_files().len() - 1
+        )
     );
 }
 

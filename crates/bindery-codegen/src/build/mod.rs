@@ -32,7 +32,10 @@ pub(crate) fn build(
         Some(dir) => dir.clone(),
         None => crate::default_cache_dir(&options.root)?,
     })?;
-    let filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
+    let mut filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
+    if options.gitignore {
+        filter = filter.gitignore(&options.root);
+    }
     let found_files = scan::scan(&options.root, &filter)?;
     guard::sizes(options, &found_files)?;
     let date = if options.source_date {
@@ -45,11 +48,12 @@ pub(crate) fn build(
         None
     };
     let scan_key = format!(
-        "{}\0{:?}\0{:?}\0{}",
+        "{}\0{:?}\0{:?}\0{}\0{}",
         options.root.display(),
         options.include,
         options.exclude,
-        options.include_hidden
+        options.include_hidden,
+        options.gitignore
     );
     let mut files = describe_all(
         options,
@@ -94,6 +98,7 @@ fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
             exclude: options.exclude.clone(),
             include_hidden: options.include_hidden,
             modified: options.modified,
+            gitignore: options.gitignore,
             date: None,
         },
         pack: None,

@@ -107,6 +107,7 @@ impl Locator {
             exclude,
             include_hidden,
             modified,
+            gitignore,
             date,
         } = &manifest.rules;
         let runtime = crate::runtime(&manifest.crate_path);
@@ -118,6 +119,7 @@ impl Locator {
             [#(#exclude),*],
             #include_hidden,
             #modified,
+            #gitignore,
             #date,
             #integrity
         ))

@@ -4,6 +4,7 @@
 mod bad_input;
 mod cache;
 mod emit;
+mod gitignore;
 mod pack;
 mod precompress;
 mod properties;
