@@ -60,6 +60,8 @@ pub struct Rules {
     pub modified: bool,
     /// Whether `.gitignore` and `.ignore` files are honoured.
     pub gitignore: bool,
+    /// Whether precompressed siblings are variants rather than files.
+    pub siblings: bool,
     /// The one date given to every file instead ([`Options::source_date`](crate::Options::source_date)).
     pub date: Option<u64>,
 }

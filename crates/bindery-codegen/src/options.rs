@@ -92,6 +92,7 @@ pub struct Options {
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
     pub(crate) gitignore: bool,
+    pub(crate) siblings: bool,
 }
 
 impl Options {
@@ -125,7 +126,20 @@ impl Options {
             max_file_size: None,
             max_total_size: None,
             gitignore: false,
+            siblings: false,
         }
+    }
+
+    /// Uses the precompressed files a front-end pipeline wrote beside each file (`app.js.br`,
+    /// `app.js.gz`, `app.js.zst`) as its wire variants instead of compressing it again, once
+    /// each is shown to decode to exactly the file ([`Error::SiblingMismatch`] otherwise, naming
+    /// both; checking brotli and zstd needs the features of those names). They are not files of
+    /// the catalog themselves; one that saves less than
+    /// [`MIN_SAVING_PERCENT`](crate::MIN_SAVING_PERCENT) is left out. In gzip mode a `.gz`
+    /// sibling is the stored form. The macro's `precompressed = "siblings"`.
+    pub fn siblings(mut self, siblings: bool) -> Self {
+        self.siblings = siblings;
+        self
     }
 
     /// Leaves out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does

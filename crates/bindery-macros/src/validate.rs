@@ -11,7 +11,7 @@ use syn::LitStr;
 use crate::input::{Input, Value};
 
 const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, \
-                    precompress, crate_path, integrity, fingerprint, max_file_size, max_total_size, gitignore";
+                    precompress, crate_path, integrity, fingerprint, max_file_size, max_total_size, gitignore, precompressed";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
@@ -216,6 +216,7 @@ fn apply(
         }
         ("fingerprint", Value::Bool(flag)) => options.fingerprint(flag.value),
         ("gitignore", Value::Bool(flag)) => options.gitignore(flag.value),
+        ("precompressed", Value::Str(text)) if text.value() == "siblings" => options.siblings(true),
         ("integrity", Value::Str(name)) => match name.value().parse::<bindery_codegen::Integrity>()
         {
             Ok(integrity) => options.integrity(integrity),
@@ -247,6 +248,7 @@ fn expected(key: &str) -> Option<&'static str> {
         "precompress" => "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
         "hidden" | "allow_missing" | "fingerprint" | "gitignore" => "`true` or `false`",
         "modified" => "`true`, `false` or \"source-date-epoch\"",
+        "precompressed" => "\"siblings\" (use the .br, .gz and .zst files beside each file)",
         "integrity" => "\"sha256\", \"sha384\" or \"sha512\"",
         "crate_path" => "a path as a string, e.g. \"my_crate::bindery\"",
         _ => return None,

@@ -175,6 +175,8 @@ pub struct DevSource {
     pub modified: bool,
     /// Whether `.gitignore` and `.ignore` files are honoured (`gitignore = true`).
     pub gitignore: bool,
+    /// Whether precompressed siblings are variants, not files (`precompressed = "siblings"`).
+    pub siblings: bool,
     /// The one date of every file (`modified = "source-date-epoch"`), fixed at build time.
     pub date: Option<u64>,
     /// The algorithm of the integrity strings, as the build chose it.
@@ -187,7 +189,7 @@ pub struct DevSource {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
-    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr, $gitignore:expr, $date:expr, $integrity:ident $(,)?) => {
+    ($root:expr, [$($include:expr),* $(,)?], [$($exclude:expr),* $(,)?], $hidden:expr, $modified:expr, $gitignore:expr, $siblings:expr, $date:expr, $integrity:ident $(,)?) => {
         ::core::option::Option::Some(&$crate::__private_v2::DevSource {
             root: $root,
             include: &[$($include),*],
@@ -195,6 +197,7 @@ macro_rules! __bindery_dev {
             include_hidden: $hidden,
             modified: $modified,
             gitignore: $gitignore,
+            siblings: $siblings,
             date: $date,
             integrity: $crate::Integrity::$integrity,
         })

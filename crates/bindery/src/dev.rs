@@ -107,8 +107,22 @@ pub(crate) fn file(
             return None;
         }
         let root = std::fs::canonicalize(source.root).ok()?;
+        if source.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
+            return None;
+        }
         let disk = jailed(&root, &root.join(relative))?;
         current(&mut folder.seen, source, prefix, relative, &disk)
+    })
+}
+
+/// Whether `relative` is a precompressed sibling (`app.js.br` beside `app.js`), which a catalog
+/// built with `precompressed = "siblings"` does not list.
+fn is_sibling(relative: &str, exists: &dyn Fn(&str) -> bool) -> bool {
+    crate::Encoding::ALL.into_iter().any(|encoding| {
+        relative
+            .strip_suffix(encoding.extension())
+            .and_then(|rest| rest.strip_suffix('.'))
+            .is_some_and(exists)
     })
 }
 
@@ -120,7 +134,15 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
             return &[][..];
         };
         let mut listing = Vec::new();
-        for found in scan::scan_skipping(&root, filter, &mut |_| {}) {
+        let found_files = scan::scan_skipping(&root, filter, &mut |_| {});
+        let names: std::collections::HashSet<&str> = found_files
+            .iter()
+            .map(|found| found.relative.as_str())
+            .collect();
+        for found in &found_files {
+            if source.siblings && is_sibling(&found.relative, &|base| names.contains(base)) {
+                continue;
+            }
             let Some(disk) = jailed(&root, &found.source) else {
                 continue;
             };

@@ -88,6 +88,7 @@ pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// | `integrity` | the algorithm of [`EmbeddedFile::integrity`]: `"sha256"`, `"sha384"`, `"sha512"` | `"sha384"` |
 /// | `max_file_size` | refuse any file larger than this: bytes, or `"10 MiB"` | none |
 /// | `max_total_size` | refuse a folder whose files add up to more than this | none |
+/// | `precompressed` | `"siblings"`: the `.br`, `.gz` and `.zst` files beside a file (written by the front-end pipeline) become its variants, checked at build time to decode to exactly it (a mismatch is a compile error naming both), instead of compressing again; they are not listed | none |
 /// | `gitignore` | `true` to leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top, for what lies below the folder only; no global rules, so every machine builds the same); dev mode applies the same rules | `false` |
 /// | `level` | gzip level 0 to 9 | 9 |
 /// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |

@@ -209,7 +209,7 @@
         const BY_URL: &[u32] = &[];
         const DEV: ::core::option::Option<&::bindery::__private_v2::DevSource> = ::bindery::__bindery_dev!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/../../assets/spa"), [], [],
-            false, false, false, ::core::option::Option::None, Sha384
+            false, false, false, false, ::core::option::Option::None, Sha384
         );
         ::bindery::__private_v2::catalog(::bindery::Mode::Gzip, "", DEV, FILES, URLS, BY_URL)
     };

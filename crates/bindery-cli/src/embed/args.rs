@@ -94,6 +94,10 @@ pub struct EmbedArgs {
     /// `sha512`.
     #[arg(long, value_name = "ALGORITHM", default_value = "sha384", value_parser = parse_integrity)]
     pub integrity: Integrity,
+    /// `siblings`: use the `.br`, `.gz` and `.zst` files beside each file as its variants (once
+    /// checked to decode to it) instead of compressing it again; they are not listed.
+    #[arg(long, value_name = "siblings", value_parser = ["siblings"])]
+    pub precompressed: Option<String>,
     /// Leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does.
     #[arg(long)]
     pub gitignore: bool,
@@ -190,6 +194,9 @@ impl EmbedArgs {
         }
         if self.gitignore {
             words.push("--gitignore".into());
+        }
+        if let Some(precompressed) = &self.precompressed {
+            words.extend(["--precompressed".into(), precompressed.clone()]);
         }
         if let Some(bytes) = self.max_file_size {
             words.extend(["--max-file-size".into(), bytes.to_string()]);

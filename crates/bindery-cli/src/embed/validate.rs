@@ -130,6 +130,7 @@ fn options(args: &EmbedArgs, root: PathBuf) -> Options {
         .integrity(args.integrity)
         .fingerprint(args.fingerprint)
         .gitignore(args.gitignore)
+        .siblings(args.precompressed.is_some())
         .max_file_size(args.max_file_size)
         .max_total_size(args.max_total_size)
         .mode(args.mode)

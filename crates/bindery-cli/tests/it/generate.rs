@@ -652,6 +652,13 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
     let project = crate_using_bindery("pipeline_options_agree", &[]);
     write_site(&project.path().join("site"));
     project.write("site/.gitignore", "*.bin\n");
+    // A pipeline's precompressed sibling: the stored gzip form of `app.js`, not a file.
+    let gzipped = std::process::Command::new("gzip")
+        .args(["-9", "-n", "-k", "site/app.js"])
+        .current_dir(project.path())
+        .status()
+        .expect("gzip runs");
+    assert!(gzipped.success());
     let envs = [("SITE_DIR", "site"), ("SOURCE_DATE_EPOCH", "1600000000")];
     let generated = std::process::Command::new(crate::support::BINDERY)
         .args([
@@ -675,6 +682,8 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
             "--max-total-size",
             "10MiB",
             "--gitignore",
+            "--precompressed",
+            "siblings",
         ])
         .current_dir(project.path())
         .envs(envs)
@@ -700,7 +709,8 @@ static BY_MACRO: bindery::Catalog = bindery::embed!(
     modified = "source-date-epoch",
     max_file_size = "1 MiB",
     max_total_size = 10_485_760,
-    gitignore = true
+    gitignore = true,
+    precompressed = "siblings"
 );
 
 fn main() {
@@ -729,6 +739,9 @@ fn main() {
         assert_eq!(left.file_by_url(url).unwrap().path(), path);
         assert_eq!(right.file_by_url(url).unwrap().path(), path);
     }
+    assert!(left.file("static/app.js.gz").is_none(), "a sibling is no file");
+    let gzip = left.file("static/app.js").unwrap().gzip().unwrap();
+    assert_eq!(gzip, &std::fs::read("site/app.js.gz").unwrap()[..], "the sibling is the stored form");
     println!("{} files agree", left.len());
 }
 "#,

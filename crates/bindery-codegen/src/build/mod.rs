@@ -5,6 +5,7 @@
 mod guard;
 mod pack;
 mod read;
+mod siblings;
 mod store;
 
 use std::collections::HashMap;
@@ -36,8 +37,13 @@ pub(crate) fn build(
     if options.gitignore {
         filter = filter.gitignore(&options.root);
     }
-    let found_files = scan::scan(&options.root, &filter)?;
+    let mut found_files = scan::scan(&options.root, &filter)?;
     guard::sizes(options, &found_files)?;
+    let siblings = if options.siblings {
+        siblings::split(&mut found_files)
+    } else {
+        siblings::Siblings::new()
+    };
     let date = if options.source_date {
         let date = crate::source_date::resolve(&options.root, options.crate_dir.as_deref())?;
         manifest.rules.date = Some(date.seconds);
@@ -60,7 +66,7 @@ pub(crate) fn build(
         &cache,
         &scan_key,
         &manifest.prefix,
-        found_files,
+        (found_files, siblings),
         progress,
     )?;
     if let Some(seconds) = date {
@@ -99,6 +105,7 @@ fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
             include_hidden: options.include_hidden,
             modified: options.modified,
             gitignore: options.gitignore,
+            siblings: options.siblings,
             date: None,
         },
         pack: None,
@@ -120,6 +127,7 @@ fn plan(options: &Options) -> Plan {
         pack: options.pack,
         snapshots: options.snapshots,
         integrity: options.integrity,
+        siblings: siblings::Siblings::new(),
         large: crate::DEFAULT_LARGE_THRESHOLD.min(options.large_threshold.unwrap_or(u64::MAX)),
     }
 }
@@ -130,10 +138,11 @@ fn describe_all(
     cache: &Cache,
     scan_key: &str,
     prefix: &str,
-    found_files: Vec<Found>,
+    (found_files, siblings): (Vec<Found>, siblings::Siblings),
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Vec<Described>, Error> {
-    let plan = plan(options);
+    let mut plan = plan(options);
+    plan.siblings = siblings;
     let mut hashes = Hashes::load(cache, scan_key);
     let mut media_types = MediaTypes::default();
     let total = found_files.len();
@@ -208,6 +217,8 @@ fn describe(
                 hash: &digests.hash,
                 len,
                 source_time,
+                source: &found.source,
+                siblings: plan.siblings_of(&found.relative),
             };
             store::storage(cache, plan, facts, None)?.map(|storage| (digests, len, storage))
         }
@@ -289,6 +300,8 @@ fn read_and_store(
         hash: &read.digests.hash,
         len: read.len,
         source_time: identity.and_then(pack::modification_time),
+        source: &found.source,
+        siblings: plan.siblings_of(&found.relative),
     };
     let storage = store::storage(cache, plan, facts, Some(&mut contents))?
         .ok_or_else(|| internal(&found.source))?;

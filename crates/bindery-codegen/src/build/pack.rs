@@ -150,6 +150,8 @@ fn give_snapshot(cache: &Cache, file: &mut Described) -> Result<(), Error> {
         hash: &file.entry.hash,
         len: file.entry.len,
         source_time,
+        source: &file.entry.source,
+        siblings: &[],
     };
     file.entry.snapshot = store::snapshot(cache, facts, Some(&mut contents))?;
     Ok(())

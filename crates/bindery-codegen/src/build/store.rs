@@ -2,7 +2,7 @@
 //! the macro, the private copy the compiler reads. Each output is taken from the cache when it
 //! holds it sealed, else made from the bytes of the file's one read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::read::{Contents, SNAPSHOTS};
@@ -27,9 +27,16 @@ pub(crate) struct Plan {
     pub(crate) large: u64,
     /// The algorithm of the integrity strings.
     pub(crate) integrity: crate::Integrity,
+    /// The precompressed siblings of each file, by relative path.
+    pub(crate) siblings: super::siblings::Siblings,
 }
 
 impl Plan {
+    /// The precompressed siblings of the file at `relative`.
+    pub(crate) fn siblings_of(&self, relative: &str) -> &[(Encoding, PathBuf)] {
+        self.siblings.get(relative).map_or(&[], Vec::as_slice)
+    }
+
     /// Whether the bytes of a large file must be kept for something of this build.
     pub(crate) fn keeps_large(&self) -> bool {
         self.snapshots || self.mode == Mode::Gzip || !self.encodings.is_empty()
@@ -43,6 +50,19 @@ pub(crate) struct Facts<'a> {
     pub(crate) len: u64,
     /// The source's modification time: what blobs made from it take.
     pub(crate) source_time: Option<SystemTime>,
+    /// The source file, and its precompressed siblings (`precompressed = "siblings"`).
+    pub(crate) source: &'a Path,
+    pub(crate) siblings: &'a [(Encoding, PathBuf)],
+}
+
+impl Facts<'_> {
+    /// The sibling holding the file in `encoding`, if there is one.
+    fn sibling(&self, encoding: Encoding) -> Option<&Path> {
+        self.siblings
+            .iter()
+            .find(|(known, _)| *known == encoding)
+            .map(|(_, path)| path.as_path())
+    }
 }
 
 /// Where a file's bytes are kept.
@@ -65,7 +85,7 @@ pub(crate) fn storage(
     mut contents: Option<&mut Contents>,
 ) -> Result<Option<Storage>, Error> {
     let stored = match plan.mode {
-        Mode::Gzip => match blob(
+        Mode::Gzip => match encoded(
             cache,
             Encoding::Gzip,
             plan.level,
@@ -83,9 +103,15 @@ pub(crate) fn storage(
         Mode::Static | Mode::Copy => Stored::Raw,
     };
     let mut variants = Vec::new();
-    for &encoding in &plan.encodings {
+    // Those asked for, and those a sibling gives (gzip in gzip mode is the stored form).
+    let encodings = Encoding::ALL.into_iter().filter(|&encoding| {
+        plan.encodings.contains(&encoding)
+            || (facts.sibling(encoding).is_some()
+                && !(plan.mode == Mode::Gzip && encoding == Encoding::Gzip))
+    });
+    for encoding in encodings {
         let level = compress::level_for(encoding, plan.level);
-        match blob(cache, encoding, level, facts, contents.as_deref_mut())? {
+        match encoded(cache, encoding, level, facts, contents.as_deref_mut())? {
             Some(Outcome::Blob(kept)) => variants.push(Variant {
                 encoding,
                 blob: kept.path,
@@ -126,6 +152,25 @@ enum Outcome {
     Blob(Kept),
     /// It saved less than [`compress::MIN_SAVING_PERCENT`]: no blob.
     NotWorthIt,
+}
+
+/// The `encoding` form of a file: its checked sibling when it has one, else compressed here.
+fn encoded(
+    cache: &Cache,
+    encoding: Encoding,
+    level: u32,
+    facts: Facts<'_>,
+    contents: Option<&mut Contents>,
+) -> Result<Option<Outcome>, Error> {
+    match facts.sibling(encoding) {
+        Some(sibling) => Ok(Some(
+            match super::siblings::blob(cache, encoding, facts, facts.source, sibling)? {
+                Some(kept) => Outcome::Blob(kept),
+                None => Outcome::NotWorthIt,
+            },
+        )),
+        None => blob(cache, encoding, level, facts, contents),
+    }
 }
 
 /// The `encoding` blob of a file: `<hash>-<level>.<extension>` in the encoding's folder, or an

@@ -108,6 +108,7 @@ impl Locator {
             include_hidden,
             modified,
             gitignore,
+            siblings,
             date,
         } = &manifest.rules;
         let runtime = crate::runtime(&manifest.crate_path);
@@ -120,6 +121,7 @@ impl Locator {
             #include_hidden,
             #modified,
             #gitignore,
+            #siblings,
             #date,
             #integrity
         ))

@@ -8,5 +8,6 @@ mod gitignore;
 mod pack;
 mod precompress;
 mod properties;
+mod siblings;
 mod tree;
 mod trust;
