@@ -16,6 +16,10 @@ use std::path::Path;
 /// Note that once a build script prints any `rerun-if-changed`, cargo stops re-running it on
 /// every change of the package; print one for `build.rs` as well if it reads other files.
 ///
+/// `$VAR` and `${VAR}` in `dir` are replaced as the macro replaces them (`track("$OUT_DIR/dist")`),
+/// and cargo is told to rerun the script when one changes; an unset variable panics with the
+/// macro's message, which cargo shows as the build script's error.
+///
 /// In `build.rs`:
 ///
 /// ```
@@ -23,7 +27,15 @@ use std::path::Path;
 /// println!("cargo::rerun-if-changed=build.rs");
 /// ```
 pub fn track(dir: impl AsRef<Path>) {
-    for line in track_lines(dir.as_ref()) {
+    let (dir, variables) = match expanded(dir.as_ref()) {
+        Ok(expanded) => expanded,
+        Err(error) => panic!("bindery_codegen::track: {error}"),
+    };
+    for variable in &variables {
+        println!("cargo::rerun-if-env-changed={variable}");
+    }
+    let dir = dir.as_path();
+    for line in track_lines(dir) {
         println!("{line}");
     }
     // Tell the macro which folders are tracked: only files under them may enter through the
@@ -32,7 +44,7 @@ pub fn track(dir: impl AsRef<Path>) {
     let mut tracked = TRACKED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Ok(canonical) = std::fs::canonicalize(dir.as_ref()) {
+    if let Ok(canonical) = std::fs::canonicalize(dir) {
         tracked.push(canonical);
     }
     if let Ok(joined) = std::env::join_paths(tracked.iter()) {
@@ -40,6 +52,15 @@ pub fn track(dir: impl AsRef<Path>) {
             "cargo::rustc-env={TRACKED_ENV}={}",
             joined.to_string_lossy()
         );
+    }
+}
+
+/// `dir` with its variables replaced, and their names.
+fn expanded(dir: &Path) -> Result<(std::path::PathBuf, Vec<String>), crate::Error> {
+    match dir.to_str().filter(|text| text.contains('$')) {
+        Some(text) => crate::expand_folder(text)
+            .map(|expanded| (std::path::PathBuf::from(expanded.path), expanded.variables)),
+        None => Ok((dir.to_path_buf(), Vec::new())),
     }
 }
 
@@ -67,6 +88,23 @@ fn track_lines(dir: &Path) -> [String; 3] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_folder_with_variables_is_expanded_and_names_them() {
+        let (dir, variables) =
+            super::expanded("$CARGO_MANIFEST_DIR/src".as_ref()).expect("cargo sets it");
+        assert_eq!(
+            dir,
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+        );
+        assert_eq!(variables, ["CARGO_MANIFEST_DIR"]);
+        let error = super::expanded("$BINDERY_NO_SUCH_VARIABLE/x".as_ref()).expect_err("unset");
+        assert!(
+            error
+                .to_string()
+                .contains("`BINDERY_NO_SUCH_VARIABLE` is not set")
+        );
+    }
+
     #[test]
     fn names_the_folder_and_the_cache_variables() {
         let lines = super::track_lines("assets/spa".as_ref());

@@ -91,6 +91,19 @@ fn precompress_without_its_feature_is_a_compile_error_naming_the_feature() {
         !stderr.contains("gzip` needs"),
         "gzip needs no feature: {stderr}"
     );
+
+    // A brotli sibling cannot be checked without the decoder: refused, naming the feature.
+    project.write(
+        "src/main.rs",
+        "static SITE: bindery::Catalog =\n    bindery::embed!(\"assets\", precompressed = \"siblings\");\n\n\
+         fn main() {\n    println!(\"{}\", SITE.len());\n}\n",
+    );
+    project.write("assets/index.html.br", "not checked");
+    let stderr = project.build_error();
+    assert!(
+        stderr.contains("index.html.br` is br: checking it needs the `br` feature of bindery"),
+        "{stderr}"
+    );
 }
 
 #[test]
