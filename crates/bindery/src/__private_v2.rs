@@ -143,14 +143,7 @@ pub const fn catalog(
         );
         slot += 1;
     }
-    Catalog {
-        mode,
-        prefix,
-        files,
-        dev,
-        urls,
-        by_url,
-    }
+    sorted_catalog(mode, prefix, dev, files, urls, by_url)
 }
 
 const fn is_less(left: &[u8], right: &[u8]) -> bool {

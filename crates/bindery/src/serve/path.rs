@@ -2,25 +2,12 @@
 
 use std::borrow::Cow;
 
-use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str};
+use percent_encoding::{AsciiSet, percent_decode_str};
 
-/// What a catalog path must escape to be a URL path: controls, space, and the characters that
-/// would end the path or change its meaning (`?`, `#`, `%`), or that URLs reserve (`"<>\`^{|}`).
-/// `/` stays: it separates folders in both.
-pub(crate) const URL_PATH: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'\\')
-    .add(b'^')
-    .add(b'`')
-    .add(b'{')
-    .add(b'|')
-    .add(b'}');
+/// What a catalog path must escape to be a URL path: what a `Location` cannot carry raw, and
+/// `%` (a catalog path is not yet escaped), `&` and `'`, so that the URL can go into an HTML
+/// attribute as it is. `/` stays: it separates folders in both.
+pub(crate) const URL_PATH: &AsciiSet = &super::response::NOT_URI.add(b'%').add(b'&').add(b'\'');
 
 /// Why a request path is refused (answered with 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -409,7 +409,7 @@ fn cow_to_bytes(contents: Cow<'static, [u8]>) -> Bytes {
 /// Bytes a `Location` URI-reference cannot carry raw (RFC 3986 §3.3, §3.4): controls, space,
 /// non-ASCII (always escaped by `percent_encode`) and the delimiters outside `pchar` and `query`.
 /// `%` stays, so escapes the client sent are passed on unchanged.
-const NOT_URI: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+pub(super) const NOT_URI: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b' ')
     .add(b'"')
     .add(b'#')
