@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use crate::db::DbMode;
+use crate::proxy::TrustedProxies;
 
 /// bindery's geo server: a single-page app and `/geo/<ip>` from one binary.
 ///
@@ -24,9 +25,18 @@ pub struct Args {
     /// copying the embedded database.
     #[arg(long, required_if_eq("geodb_mode", "mmap"))]
     pub geodb: Option<PathBuf>,
-    /// Believe `X-Forwarded-For` for `/geo/me` (only behind a proxy you run).
-    #[arg(long)]
-    pub trust_proxy: bool,
+    /// Proxies you run, as CIDRs or addresses (`10.0.0.0/8,2001:db8::/32`; `loopback`, also
+    /// what the bare flag means): `/geo/me` believes `X-Forwarded-For` or `Forwarded` only
+    /// from a peer in these ranges, and takes the right-most address in it that is not one of
+    /// them. A header with an entry that names no address (`unknown`), or both headers at once,
+    /// is ignored: the peer is used.
+    #[arg(
+        long,
+        value_name = "CIDR[,CIDR...]",
+        num_args = 0..=1,
+        default_missing_value = "loopback",
+    )]
+    pub trust_proxy: Option<TrustedProxies>,
     /// Seconds caches (browsers, CDNs, proxies) may keep `/geo/<ip>` answers
     /// (`Cache-Control: max-age=N`); they revalidate with the ETag after.
     #[arg(long, default_value_t = crate::caching::DEFAULT_GEO_MAX_AGE)]
@@ -38,9 +48,26 @@ pub struct Args {
     /// Log filter, e.g. `info`, `debug`, `geo_server=debug`.
     #[arg(long, default_value = "info")]
     pub log: String,
-    /// Seconds a client may take to send the request head.
+    /// Seconds from accepting a connection to its first complete request head, whatever the
+    /// protocol (one byte, or an HTTP/2 preface, and then silence is closed at this deadline);
+    /// for HTTP/1, also each later request head once its first byte came.
     #[arg(long, default_value_t = 10)]
     pub header_read_timeout: u64,
+    /// Seconds a connection may idle between requests (keep-alive, HTTP/1 and HTTP/2), and a
+    /// request in flight may move no byte either way (a client that stopped reading), before
+    /// it is closed.
+    #[arg(long, default_value_t = 60)]
+    pub idle_timeout: u64,
+    /// Connections open at once; beyond it new ones get a 503 and are closed at once while the
+    /// open ones keep being served. Default: the open-file limit (raised to its hard limit at
+    /// start) less 64 kept back, at most 16384.
+    #[arg(long)]
+    pub max_connections: Option<u64>,
+    /// Serve `/metrics` (and `/healthz`) on this address, apart from the public one; then the
+    /// public listener has no `/metrics`. Without it, `/metrics` is on the public listener
+    /// only when that is a loopback address. Use it in production: `--admin-addr 127.0.0.1:9090`.
+    #[arg(long)]
+    pub admin_addr: Option<SocketAddr>,
     /// Seconds one request may take.
     #[arg(long, default_value_t = 30)]
     pub request_timeout: u64,

@@ -127,6 +127,11 @@ impl App {
         self
     }
 
+    /// The state the handlers share.
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
     /// Answers a request whose response is not ready within `limit` with 408 (JSON). Only a
     /// response that is not ready at once (a large decompression on the blocking pool, a slow
     /// handler) starts a timer.

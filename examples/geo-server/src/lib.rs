@@ -10,14 +10,16 @@ pub mod answer;
 pub mod answer_cache;
 pub mod caching;
 pub mod cli;
+pub mod connection;
 pub mod count;
 pub mod db;
 pub mod error;
 pub mod front;
 pub mod metrics;
+pub mod proxy;
 pub mod reload;
 mod routes;
 pub mod server;
 
 pub use front::{App, app};
-pub use routes::{AppState, SPA, assets, router};
+pub use routes::{AppState, SPA, admin_router, assets, router};

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use clap::Parser;
 use geo_server::cli::Args;
+use geo_server::connection::Slots;
 use geo_server::db::{DbMode, GeoDb};
 use geo_server::server::{self, Limits};
-use geo_server::{AppState, app, reload};
+use geo_server::{AppState, admin_router, app, reload};
 
 /// The server counts its heap (`/metrics`, the start-up log): the copy mode's cost made visible.
 /// Declared by the binary, not the library, so benches and fuzz targets that link the library
@@ -85,14 +86,32 @@ fn run(args: Args) -> anyhow::Result<()> {
         answer_cache_bytes,
         "database loaded"
     );
+    let descriptors = server::raise_descriptor_limit()?;
+    let cap = server::connection_cap(args.max_connections, descriptors)
+        .map_err(|message| anyhow::anyhow!(message))?;
     let mut state = AppState::new(db);
-    state.trust_proxy = args.trust_proxy;
+    state.trusted_proxies = args.trust_proxy.clone().unwrap_or_default();
     state.geo_caching = geo_server::caching::GeoCaching::new(args.geo_max_age);
+    state.connections = Slots::new(cap);
+    state.metrics_public = args.admin_addr.is_none() && args.addr.ip().is_loopback();
+    if args.admin_addr.is_none() && !state.metrics_public {
+        tracing::warn!(
+            "/metrics is off: the public address is not loopback and no --admin-addr is given"
+        );
+    }
     let limits = Limits {
         header_read_timeout: Duration::from_secs(args.header_read_timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         request_timeout: Duration::from_secs(args.request_timeout),
         shutdown_grace: Duration::from_secs(args.shutdown_grace),
+        ..Limits::default()
     };
+    tracing::info!(
+        max_connections = cap,
+        open_file_limit = descriptors,
+        trusted_proxies = ?state.trusted_proxies.ranges(),
+        "limits"
+    );
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
         let listener = server::bind(args.addr)
@@ -103,6 +122,29 @@ fn run(args: Args) -> anyhow::Result<()> {
             Arc::clone(&state.db),
             Duration::from_secs(args.reload_poll.max(1)),
         ));
+        if let Some(admin_addr) = args.admin_addr {
+            let admin = server::bind(admin_addr)
+                .await
+                .map_err(|error| anyhow::anyhow!("cannot listen on {admin_addr}: {error}"))?;
+            tracing::info!(addr = %admin.local_addr()?, "admin listening");
+            let router = admin_router(state.clone());
+            // Its own small cap: a flood of the public port never locks out the scraper.
+            let slots = Slots::new(64);
+            tokio::spawn(async move {
+                let handler = move |request: hyper::Request<hyper::body::Incoming>, _peer| {
+                    let mut router = router.clone();
+                    async move {
+                        use tower_service::Service as _;
+                        router.call(request.map(axum::body::Body::new)).await
+                    }
+                };
+                if let Err(error) =
+                    server::serve_with(admin, handler, slots, limits, std::future::pending()).await
+                {
+                    tracing::error!(%error, "admin listener failed");
+                }
+            });
+        }
         server::serve(listener, app(state), limits, server::shutdown_signal()).await?;
         Ok(())
     })

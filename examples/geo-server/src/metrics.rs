@@ -4,6 +4,7 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::answer_cache::AnswerCacheStats;
+use crate::connection::ConnectionStats;
 use crate::db::DbInfo;
 
 /// Route labels; requests are counted per label without allocating. Path parameters are written
@@ -150,6 +151,7 @@ pub fn render(
     metrics: &Metrics,
     db: &DbInfo,
     answers: &AnswerCacheStats,
+    connections: &ConnectionStats,
     heap_in_use: usize,
 ) -> String {
     let mut out = metrics.render_requests();
@@ -203,6 +205,29 @@ pub fn render(
         answers.misses,
         answers.bytes,
         answers.budget,
+    );
+    let _ = write!(
+        out,
+        "# HELP geo_connections_open Connections open now.\n\
+         # TYPE geo_connections_open gauge\n\
+         geo_connections_open {}\n\
+         # HELP geo_connections_max The connection cap (--max-connections).\n\
+         # TYPE geo_connections_max gauge\n\
+         geo_connections_max {}\n\
+         # HELP geo_connections_refused_total Connections refused at accept, the cap being reached.\n\
+         # TYPE geo_connections_refused_total counter\n\
+         geo_connections_refused_total {}\n\
+         # HELP geo_connections_expired_total Connections closed at a deadline, by phase.\n\
+         # TYPE geo_connections_expired_total counter\n\
+         geo_connections_expired_total{{phase=\"first_request\"}} {}\n\
+         geo_connections_expired_total{{phase=\"idle\"}} {}\n\
+         geo_connections_expired_total{{phase=\"stalled\"}} {}\n",
+        connections.open,
+        connections.cap,
+        connections.refused,
+        connections.expired_first_request,
+        connections.expired_idle,
+        connections.expired_stalled,
     );
     out
 }

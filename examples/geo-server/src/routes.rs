@@ -17,11 +17,13 @@ use maxminddb::MaxMindDbError;
 use crate::address::{self, AddressError};
 use crate::answer::Language;
 use crate::caching::{self, GeoCaching, GeoTag, NO_CACHE, PRIVATE_NO_STORE};
+use crate::connection::Slots;
 use crate::count::CountLayer;
 use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
 use crate::front::AppBody;
 use crate::metrics::Metrics;
+use crate::proxy::TrustedProxies;
 
 /// The single-page app: stored gzip-compressed, with brotli and zstd variants made at build time;
 /// each browser gets the smallest it accepts, as stored.
@@ -41,10 +43,15 @@ pub struct AppState {
     pub db: Arc<GeoDb>,
     /// Request counters.
     pub metrics: Arc<Metrics>,
-    /// Whether `/geo/me` believes `X-Forwarded-For` (only behind a proxy you run).
-    pub trust_proxy: bool,
+    /// The proxies whose `X-Forwarded-For` or `Forwarded` `/geo/me` believes (none by default).
+    pub trusted_proxies: TrustedProxies,
     /// How long caches may keep `/geo/<ip>` answers.
     pub geo_caching: GeoCaching,
+    /// Whether the public listener answers `/metrics` (it does not when an admin listener
+    /// serves it, nor when it listens on a public address).
+    pub metrics_public: bool,
+    /// The open connections and their cap, counted by the server, shown by `/metrics`.
+    pub connections: Arc<Slots>,
 }
 
 impl AppState {
@@ -53,8 +60,10 @@ impl AppState {
         AppState {
             db: Arc::new(db),
             metrics: Arc::new(Metrics::default()),
-            trust_proxy: false,
+            trusted_proxies: TrustedProxies::none(),
             geo_caching: GeoCaching::default(),
+            metrics_public: true,
+            connections: Slots::new(usize::MAX),
         }
     }
 }
@@ -242,17 +251,12 @@ async fn geo_me(State(state): State<AppState>, request: Request) -> Response {
 
 fn me(state: &AppState, request: &Request) -> Result<Response, AppError> {
     let language = language(request.uri().query())?;
-    let forwarded = state
-        .trust_proxy
-        .then(|| forwarded_for(request.headers()))
-        .flatten();
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip().to_canonical());
-    let ip = forwarded
-        .or(peer)
+        .map(|ConnectInfo(peer)| peer.ip())
         .ok_or_else(|| AppError::Internal("no peer address on the connection".to_owned()))?;
+    let ip = state.trusted_proxies.client(peer, request.headers());
     match lookup(&state.db.snapshot(), ip, language) {
         Ok(json) => Ok((
             [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
@@ -263,18 +267,6 @@ fn me(state: &AppState, request: &Request) -> Result<Response, AppError> {
         Err(AppError::NotFound) => Err(AppError::NotFoundAddress(ip)),
         Err(other) => Err(other),
     }
-}
-
-/// The address the trusted proxy saw: the right-most valid entry of `X-Forwarded-For` (entries
-/// to its left were written by the client and prove nothing).
-fn forwarded_for(headers: &HeaderMap) -> Option<IpAddr> {
-    headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .filter_map(|entry| address::parse(entry.trim()).ok())
-        .next_back()
 }
 
 /// The JSON answer for `ip`, or the error to send.
@@ -304,17 +296,53 @@ async fn healthz(State(state): State<AppState>) -> Json<serde_json::Value> {
     }))
 }
 
-async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+async fn metrics(State(state): State<AppState>) -> Response {
+    if !state.metrics_public {
+        return AppError::NotFound.into_response();
+    }
+    render_metrics(&state)
+}
+
+fn render_metrics(state: &AppState) -> Response {
     let body = crate::metrics::render(
         &state.metrics,
         &state.db.info(),
         &state.db.answer_cache_stats(),
+        &state.connections.stats(),
         crate::alloc::heap_in_use(),
     );
-    (
+    let mut response = (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         body,
     )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The admin listener's router (`--admin-addr`): `/metrics` and `/healthz`, nothing else, for a
+/// private address that scrapers and orchestrators reach and the public does not.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use tower::ServiceExt;
+/// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
+/// let admin = geo_server::admin_router(geo_server::AppState::new(db));
+/// let request = http::Request::get("/metrics").body(axum::body::Body::empty()).unwrap();
+/// assert_eq!(admin.oneshot(request).await.unwrap().status(), http::StatusCode::OK);
+/// # });
+/// ```
+pub fn admin_router(state: AppState) -> Router {
+    Router::new()
+        .route(
+            "/metrics",
+            get(|State(state): State<AppState>| async move { render_metrics(&state) }),
+        )
+        .route("/healthz", get(healthz))
+        .fallback(|| async { AppError::NotFound })
+        .with_state(state)
 }
 
 /// The API description: `no-cache` with a strong ETag of the document, so clients revalidate

@@ -183,7 +183,7 @@ async fn geo_me_looks_up_the_peer_and_forwarded_only_when_trusted() {
         "81.2.69.160"
     );
 
-    state.trust_proxy = true;
+    state.trusted_proxies = "loopback".parse().expect("loopback");
     let (request, peer) = from("127.0.0.1:5555");
     let reply = send(&state, request, peer).await;
     assert_eq!(

@@ -123,7 +123,7 @@ async fn the_max_age_follows_the_setting() {
 #[tokio::test]
 async fn geo_me_is_private_whatever_the_status() {
     let (_dir, mut state) = state();
-    state.trust_proxy = true;
+    state.trusted_proxies = "loopback".parse().expect("loopback");
     for (forwarded, status) in [
         ("81.2.69.160", StatusCode::OK),
         ("10.1.2.3", StatusCode::NOT_FOUND),

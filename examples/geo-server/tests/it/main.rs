@@ -9,6 +9,7 @@ mod api;
 mod caching;
 mod databases;
 mod doors;
+mod hostile;
 mod process;
 mod reference;
 mod reload;

@@ -9,9 +9,9 @@ use crate::support::{sample_file, write_other_database};
 const BINARY: &str = env!("CARGO_BIN_EXE_geo-server");
 
 /// A running server; killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    base: String,
+    pub(crate) base: String,
     /// Log lines up to and including "listening".
     startup_log: Vec<String>,
 }
@@ -24,7 +24,7 @@ impl Drop for Server {
 }
 
 /// Starts the server on a free port and waits for its "listening" log line.
-fn start(args: &[&str]) -> Server {
+pub(crate) fn start(args: &[&str]) -> Server {
     let mut child = Command::new(BINARY)
         .args(["--addr", "127.0.0.1:0"])
         .args(args)
