@@ -4,14 +4,15 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use crate::db::DbMode;
+use crate::private_copy::PrivateCopy;
 use crate::proxy::TrustedProxies;
 
 /// bindery's geo server: a single-page app and `/geo/<ip>` from one binary.
 ///
 /// The GeoIP database is embedded (default), copied to the heap (to show what that costs), or
-/// memory-mapped from a file. A mapped file must only ever be replaced by an atomic rename
-/// (`mv new.mmdb GeoLite2-City.mmdb`), never truncated or rewritten in place: readers of a
-/// truncated map die with SIGBUS. The server reloads it on SIGHUP or when the file is replaced.
+/// memory-mapped from a file. The mmap mode maps a private copy made at load time (page cache,
+/// not heap; `--geodb-copy`), so the file may be replaced in any way, rename or in place. The
+/// server reloads it on SIGHUP or when the file at the path changes.
 #[derive(Debug, clap::Parser)]
 #[command(name = "geo-server", version)]
 pub struct Args {
@@ -25,6 +26,13 @@ pub struct Args {
     /// copying the embedded database.
     #[arg(long, required_if_eq("geodb_mode", "mmap"))]
     pub geodb: Option<PathBuf>,
+    /// What the mmap mode maps: `tmpfile`, an unnamed copy beside the file (page cache,
+    /// reclaimable; a sealed memfd where the directory takes none); `memfd`, a sealed copy in
+    /// memory; `off`, the file itself, which then must only ever be replaced by an atomic
+    /// rename (`mv new.mmdb live.mmdb`), never truncated or rewritten in place (`cp`,
+    /// `curl -o`, `rsync --inplace`), or lookups die with SIGBUS.
+    #[arg(long, value_enum, default_value_t = PrivateCopy::Tmpfile)]
+    pub geodb_copy: PrivateCopy,
     /// Proxies you run, as CIDRs or addresses (`10.0.0.0/8,2001:db8::/32`; `loopback`, also
     /// what the bare flag means): `/geo/me` believes `X-Forwarded-For` or `Forwarded` only
     /// from a peer in these ranges, and takes the right-most address in it that is not one of

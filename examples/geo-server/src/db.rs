@@ -13,6 +13,7 @@ use maxminddb::{MaxMindDbError, Mmap, Reader};
 use crate::alloc::heap_in_use;
 use crate::answer::{self, Language, Tails};
 use crate::answer_cache::{self, AnswerCache, AnswerCacheStats};
+use crate::private_copy::{self, CopyError, FileIdentity, PrivateCopy};
 
 /// Where the reader's bytes live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -59,6 +60,13 @@ pub struct DbInfo {
     /// the BLAKE3 hash of its bytes, e.g. `5b3b2c20-9f86d081884c7d65`. Any change of the
     /// database changes it, so every `/geo` ETag changes with it.
     pub identity: String,
+    /// What the mmap mode maps: a private copy (`tmpfile`, `memfd`) or the file (`off`);
+    /// `None` in the other modes.
+    pub private_copy: Option<PrivateCopy>,
+    /// The `stat` identity of the file loaded (of the descriptor that was read), for the
+    /// watcher to tell whether the path now holds another file.
+    #[serde(skip)]
+    pub file: Option<FileIdentity>,
 }
 
 /// What `/geo/<ip>` answers are validated against: the database's identity and build date.
@@ -84,6 +92,12 @@ pub enum DbError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The path names a directory, a FIFO, a device: nothing a database is read from.
+    #[error("database {} is not a regular file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
     /// The file is empty.
     #[error("database {} is empty", path.display())]
     Empty {
@@ -105,6 +119,14 @@ pub enum DbError {
         origin: String,
         /// Its `database_type`.
         database_type: String,
+    },
+    /// The private copy of the file could not be made, or the file changed while it was made.
+    #[error("cannot copy database {}: {source}", path.display())]
+    Copy {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: CopyError,
     },
     /// Only a memory-mapped file can be reloaded.
     #[error("only the mmap mode reloads its database")]
@@ -190,6 +212,7 @@ impl Snapshot<'_> {
 pub struct GeoDb {
     current: ArcSwap<Loaded>,
     path: Option<PathBuf>,
+    copy: PrivateCopy,
     answers: AnswerCache,
 }
 
@@ -240,22 +263,38 @@ impl GeoDb {
         Ok(Self::new(AnyReader::Copied(reader), info, None))
     }
 
-    /// Reads a whole file to the heap and verifies it.
+    /// Reads a whole file to the heap and verifies it; the identity is the hash of the bytes read.
     pub fn copied_from_file(path: &Path) -> Result<Self, DbError> {
-        check_file(path)?;
         let origin = path.display().to_string();
-        let size = file_size(path)?;
+        let size = std::fs::metadata(path).map_or(0, |metadata| metadata.len() as usize);
+        let mut hash = None;
+        let mut empty = false;
         let (reader, mut info) = measure(DbMode::Copy, &origin, size, || {
-            std::fs::read(path)
-                .map_err(MaxMindDbError::from)
-                .and_then(Reader::from_source)
+            let mut bytes = Vec::new();
+            let mut file = open_regular(path).map_err(|error| match error {
+                DbError::Open { source, .. } => MaxMindDbError::Io(source),
+                other => MaxMindDbError::Io(std::io::Error::other(other)),
+            })?;
+            std::io::Read::read_to_end(&mut file, &mut bytes)?;
+            empty = bytes.is_empty();
+            hash = Some(blake3::hash(&bytes));
+            Reader::from_source(bytes)
+        })
+        .map_err(|error| match empty {
+            true => DbError::Empty {
+                path: path.to_path_buf(),
+            },
+            false => error,
         })?;
         verify(&reader, &origin)?;
-        info.identity = file_identity(info.build_epoch, path)?;
+        let hash = hash.map(|hash| hash.to_hex()).unwrap_or_default();
+        info.identity = identity(info.build_epoch, hash.as_str());
         Ok(Self::new(AnyReader::Copied(reader), info, None))
     }
 
-    /// Maps a file and verifies it; [`reload`](Self::reload) maps it again later.
+    /// Maps the file itself and verifies it; [`reload`](Self::reload) maps it again later.
+    /// [`mapped_copy`](Self::mapped_copy) is the safe form, and what geo-server uses unless
+    /// told `--geodb-copy off`.
     ///
     /// # Safety
     ///
@@ -263,7 +302,7 @@ impl GeoDb {
     /// in place, by this process or any other: a replacement is written elsewhere and renamed
     /// over `path` (an atomic swap of the directory entry; the old map keeps the old inode).
     /// Otherwise lookups read bytes changing under them, or fault with SIGBUS when the file
-    /// shrinks. geo-server documents this contract for `--geodb` (README, `--help`).
+    /// shrinks.
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
@@ -274,18 +313,48 @@ impl GeoDb {
     /// assert_eq!(db.info().mode, geo_server::db::DbMode::Mmap);
     /// ```
     pub unsafe fn mapped(path: &Path) -> Result<Self, DbError> {
-        let (reader, info) = map(path)?;
-        Ok(Self::new(
-            AnyReader::Mapped(reader),
-            info,
-            Some(path.to_path_buf()),
-        ))
+        let (reader, info) = map(path, PrivateCopy::Off)?;
+        Ok(
+            Self::new(AnyReader::Mapped(reader), info, Some(path.to_path_buf()))
+                .copying(PrivateCopy::Off),
+        )
+    }
+
+    /// Maps a private copy of the file ([`PrivateCopy`]: an unnamed file beside it, or a sealed
+    /// memfd), made from one descriptor at load time, and verifies it: the file at `path` may
+    /// then be truncated, rewritten in place or replaced by a rename without harm to lookups.
+    /// [`reload`](Self::reload) copies and maps it again.
+    ///
+    /// ```
+    /// use geo_server::private_copy::PrivateCopy;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("city.mmdb");
+    /// std::fs::write(&path, geodb::SAMPLE).unwrap();
+    /// let db = geo_server::db::GeoDb::mapped_copy(&path, PrivateCopy::Tmpfile).unwrap();
+    /// std::fs::write(&path, b"").unwrap(); // truncated: the copy is untouched
+    /// let london = db.lookup("81.2.69.160".parse().unwrap(), Default::default()).unwrap();
+    /// assert!(london.is_some());
+    /// ```
+    pub fn mapped_copy(path: &Path, copy: PrivateCopy) -> Result<Self, DbError> {
+        let copy = match copy {
+            // Never the file itself from the safe constructor.
+            PrivateCopy::Off => PrivateCopy::Memfd,
+            copy => copy,
+        };
+        let (reader, info) = map(path, copy)?;
+        Ok(Self::new(AnyReader::Mapped(reader), info, Some(path.to_path_buf())).copying(copy))
+    }
+
+    fn copying(mut self, copy: PrivateCopy) -> Self {
+        self.copy = copy;
+        self
     }
 
     fn new(reader: AnyReader, info: DbInfo, path: Option<PathBuf>) -> Self {
         GeoDb {
             current: ArcSwap::from_pointee(Loaded::new(reader, info)),
             path,
+            copy: PrivateCopy::Off,
             answers: AnswerCache::new(answer_cache::DEFAULT_BUDGET),
         }
     }
@@ -309,12 +378,12 @@ impl GeoDb {
         self.answers.stats()
     }
 
-    /// Maps the file again, verifies it and swaps it in atomically. Lookups in flight finish on
-    /// the old map, which is unmapped when the last of them drops it. On any error the current
-    /// database stays in place.
+    /// Maps the file again (a private copy of it, when made so), verifies it and swaps it in
+    /// atomically. Lookups in flight finish on the old map, which is unmapped when the last of
+    /// them drops it. On any error the current database stays in place.
     pub fn reload(&self) -> Result<DbInfo, DbError> {
         let path = self.path.as_deref().ok_or(DbError::NotReloadable)?;
-        let (reader, info) = map(path)?;
+        let (reader, info) = map(path, self.copy)?;
         self.current.store(Arc::new(Loaded::new(
             AnyReader::Mapped(reader),
             info.clone(),
@@ -354,50 +423,90 @@ impl GeoDb {
     }
 }
 
-fn file_size(path: &Path) -> Result<usize, DbError> {
-    std::fs::metadata(path)
-        .map(|metadata| metadata.len() as usize)
+/// Opens `path` for reading without waiting (a FIFO would wait for a writer forever) and
+/// refuses anything but a regular file.
+fn open_regular(path: &Path) -> Result<std::fs::File, DbError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
         .map_err(|source| DbError::Open {
             path: path.to_path_buf(),
             source,
-        })
-}
-
-fn check_file(path: &Path) -> Result<(), DbError> {
-    if file_size(path)? == 0 {
-        return Err(DbError::Empty {
+        })?;
+    match file.metadata() {
+        Ok(metadata) if metadata.is_file() => Ok(file),
+        Ok(_) => Err(DbError::NotAFile {
             path: path.to_path_buf(),
-        });
+        }),
+        Err(source) => Err(DbError::Open {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
-    Ok(())
 }
 
-fn map(path: &Path) -> Result<(Reader<Mmap>, DbInfo), DbError> {
-    check_file(path)?;
-    let origin = path.display().to_string();
-    let size = file_size(path)?;
-    let (reader, mut info) = measure(DbMode::Mmap, &origin, size, || {
-        // SAFETY: the map is read-only and lives as long as the reader. The remaining hazard, the
-        // file being truncated or rewritten in place while mapped, is excluded by the contract
-        // the caller of `GeoDb::mapped` (the only way to a GeoDb that maps, and so reloads)
-        // accepted: the file is only ever replaced by an atomic rename.
-        unsafe { Reader::open_mmap(path) }
-    })?;
-    verify(&reader, &origin)?;
-    info.identity = file_identity(info.build_epoch, path)?;
-    Ok((reader, info))
-}
-
-/// [`identity`] of a file, streamed (a mapped database is never read into the heap).
-fn file_identity(build_epoch: u64, path: &Path) -> Result<String, DbError> {
+/// Opens `path` once and, from that one descriptor, takes its identity, makes the private copy
+/// (unless `copy` is `Off`), maps, verifies and hashes what was mapped: the identity, the bytes
+/// served and the ETag all describe one file, whatever is renamed over the path meanwhile.
+fn map(path: &Path, copy: PrivateCopy) -> Result<(Reader<Mmap>, DbInfo), DbError> {
     let open_error = |source| DbError::Open {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(open_error)?;
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(file).map_err(open_error)?;
-    Ok(identity(build_epoch, hasher.finalize().to_hex().as_str()))
+    let source = open_regular(path)?;
+    let before = FileIdentity::of(&source.metadata().map_err(open_error)?);
+    if before.len == 0 {
+        return Err(DbError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let origin = path.display().to_string();
+    let mut hash = None;
+    let mut made = PrivateCopy::Off;
+    let (reader, mut info) = measure(DbMode::Mmap, &origin, before.len as usize, || {
+        let mapped = match copy {
+            PrivateCopy::Off => source,
+            copy => {
+                let copied = private_copy::copy(&source, before, path, copy)
+                    .map_err(|error| MaxMindDbError::Io(std::io::Error::other(error)))?;
+                made = copied.kind;
+                copied.file
+            }
+        };
+        // SAFETY: the map is read-only and lives as long as the reader. A private copy is an
+        // unnamed file no other process can open by name, or a memfd sealed against writes and
+        // shrinking. For `Off`, the file being truncated or rewritten in place is excluded by
+        // the contract the caller of `GeoDb::mapped` accepted.
+        let map = unsafe { Mmap::map(&mapped) }?;
+        hash = Some(blake3::hash(&map));
+        Reader::from_source(map)
+    })
+    .map_err(|error| match error {
+        // The copy's own failure, told as such rather than as a failure to read the file.
+        DbError::Open { source, .. }
+            if source
+                .get_ref()
+                .is_some_and(|inner| inner.is::<CopyError>()) =>
+        {
+            let source = source
+                .into_inner()
+                .and_then(|inner| inner.downcast::<CopyError>().ok())
+                .map_or(CopyError::Changed, |boxed| *boxed);
+            DbError::Copy {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+        other => other,
+    })?;
+    verify(&reader, &origin)?;
+    let hash = hash.map(|hash| hash.to_hex()).unwrap_or_default();
+    info.identity = identity(info.build_epoch, hash.as_str());
+    info.private_copy = Some(made);
+    info.file = Some(before);
+    Ok((reader, info))
 }
 
 /// `<build epoch in hex>-<first 64 bits of the BLAKE3 hash of the bytes>`.
@@ -453,6 +562,8 @@ fn measure<S: AsRef<[u8]>>(
         load_time,
         reader_heap_bytes,
         identity: String::new(),
+        private_copy: None,
+        file: None,
     };
     Ok((reader, info))
 }

@@ -16,6 +16,7 @@ pub mod db;
 pub mod error;
 pub mod front;
 pub mod metrics;
+pub mod private_copy;
 pub mod proxy;
 pub mod reload;
 mod routes;

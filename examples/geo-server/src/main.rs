@@ -8,6 +8,7 @@ use clap::Parser;
 use geo_server::cli::Args;
 use geo_server::connection::Slots;
 use geo_server::db::{DbMode, GeoDb};
+use geo_server::private_copy::PrivateCopy;
 use geo_server::server::{self, Limits};
 use geo_server::{AppState, admin_router, app, reload};
 
@@ -57,9 +58,12 @@ fn load(args: &Args) -> anyhow::Result<GeoDb> {
             GeoDb::copied_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?
         }
         (DbMode::Copy, Some(path)) => GeoDb::copied_from_file(path)?,
-        // SAFETY: `--geodb` is documented (README, --help) as replaced only by an atomic
-        // rename, never written in place, while the server runs.
-        (DbMode::Mmap, Some(path)) => unsafe { GeoDb::mapped(path) }?,
+        // SAFETY: `--geodb-copy off` is documented (README, --help) as promising that the file
+        // is replaced only by an atomic rename, never written in place, while the server runs.
+        (DbMode::Mmap, Some(path)) if args.geodb_copy == PrivateCopy::Off => {
+            unsafe { GeoDb::mapped(path) }?
+        }
+        (DbMode::Mmap, Some(path)) => GeoDb::mapped_copy(path, args.geodb_copy)?,
         (DbMode::Mmap, None) => anyhow::bail!("--geodb-mode mmap needs --geodb PATH"),
     };
     Ok(db)
@@ -83,6 +87,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         size = info.size,
         load_ms = info.load_time.as_secs_f64() * 1000.0,
         reader_heap_bytes = info.reader_heap_bytes,
+        private_copy = info.private_copy.map_or("none", PrivateCopy::as_str),
         answer_cache_bytes,
         "database loaded"
     );

@@ -4,18 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::db::GeoDb;
-
-/// Identity of the file at a path: a rename puts a new inode there.
-fn identity(path: &std::path::Path) -> Option<(u64, u64, i64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    let metadata = std::fs::metadata(path).ok()?;
-    Some((
-        metadata.dev(),
-        metadata.ino(),
-        metadata.mtime(),
-        metadata.len(),
-    ))
-}
+use crate::private_copy::FileIdentity;
 
 /// Reloads now and logs the outcome; the old database stays on any error.
 pub fn reload_now(db: &GeoDb) {
@@ -39,8 +28,14 @@ async fn reload_in_background(db: &Arc<GeoDb>) {
     }
 }
 
-/// Watches for SIGHUP and for the file being replaced (polled every `poll`), reloading on either.
-/// Runs until the process ends. Does nothing for databases that cannot reload.
+/// Watches for SIGHUP and for another file at the path (polled every `poll`), reloading on
+/// either. Runs until the process ends. Does nothing for databases that cannot reload.
+///
+/// What counts as "another file" is compared with the identity of the file that was loaded,
+/// taken from the descriptor that was read, never with a `stat` made after the load: a rename
+/// during a load is seen at the next poll. A file whose load was refused is not tried again
+/// until it changes. A SIGHUP that comes during a load is kept by the signal stream and acted on
+/// when the load ends.
 pub async fn watch(db: Arc<GeoDb>, poll: Duration) {
     let Some(path) = db.path().map(std::path::Path::to_path_buf) else {
         return;
@@ -52,7 +47,7 @@ pub async fn watch(db: Arc<GeoDb>, poll: Duration) {
             None
         }
     };
-    let mut last = identity(&path);
+    let mut refused: Option<FileIdentity> = None;
     let mut ticker = tokio::time::interval(poll);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -65,15 +60,17 @@ pub async fn watch(db: Arc<GeoDb>, poll: Duration) {
         tokio::select! {
             _ = on_signal => {
                 tracing::info!("SIGHUP received");
+                let now = FileIdentity::at(&path);
                 reload_in_background(&db).await;
-                last = identity(&path);
+                refused = now.filter(|now| Some(*now) != db.info().file);
             }
             _ = ticker.tick() => {
-                let now = identity(&path);
-                if now.is_some() && now != last {
-                    tracing::info!(path = %path.display(), "database file replaced");
+                let now = FileIdentity::at(&path);
+                let loaded = db.info().file;
+                if now.is_some() && now != loaded && now != refused {
+                    tracing::info!(path = %path.display(), "database file changed");
                     reload_in_background(&db).await;
-                    last = now;
+                    refused = now.filter(|now| Some(*now) != db.info().file);
                 }
             }
         }

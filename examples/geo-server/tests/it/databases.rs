@@ -1,6 +1,7 @@
 //! Loading databases: each mode's costs, and bad files refused with a typed error.
 
 use geo_server::db::{DbError, DbMode, GeoDb};
+use geo_server::private_copy::PrivateCopy;
 
 use crate::support::{sample_file, write_other_database};
 
@@ -63,6 +64,11 @@ fn bad_files_are_refused_in_every_mode_that_reads_files() {
             ("copy", GeoDb::copied_from_file(&path)),
             // SAFETY: the test's own file, never modified while mapped.
             ("mmap", unsafe { GeoDb::mapped(&path) }),
+            (
+                "mmap tmpfile",
+                GeoDb::mapped_copy(&path, PrivateCopy::Tmpfile),
+            ),
+            ("mmap memfd", GeoDb::mapped_copy(&path, PrivateCopy::Memfd)),
         ] {
             let error = result.expect_err(what);
             let message = error.to_string();

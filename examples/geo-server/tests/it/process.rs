@@ -10,7 +10,7 @@ const BINARY: &str = env!("CARGO_BIN_EXE_geo-server");
 
 /// A running server; killed when dropped.
 pub(crate) struct Server {
-    child: Child,
+    pub(crate) child: Child,
     pub(crate) base: String,
     /// Log lines up to and including "listening".
     startup_log: Vec<String>,
@@ -306,4 +306,71 @@ fn slow_and_idle_connections_are_closed_by_the_header_timeout_and_block_nobody()
         );
     }
     assert_eq!(status_line(&address, "/healthz"), "HTTP/1.1 200 OK");
+}
+
+#[tokio::test]
+async fn renames_right_after_a_sighup_end_on_the_last_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let live = sample_file(dir.path());
+    let live_text = live.to_str().expect("UTF-8 path");
+    let server = start(&[
+        "--geodb-mode",
+        "mmap",
+        "--geodb",
+        live_text,
+        "--reload-poll",
+        "1",
+    ]);
+    assert_eq!(city(&server.base, "81.2.69.160").await, "London");
+    let a = dir.path().join("a.mmdb");
+    write_other_database(&a, "Test-City", "Aville");
+    let b = dir.path().join("b.mmdb");
+    write_other_database(&b, "Test-City", "Bville");
+    // Whichever the SIGHUP's load reads, `b` must be what the server ends on.
+    std::fs::rename(&a, &live).expect("mv a live");
+    signal(&server, "HUP");
+    std::fs::rename(&b, &live).expect("mv b live");
+    wait_for_city(&server.base, "Bville").await;
+}
+
+#[tokio::test]
+async fn a_mapped_database_truncated_or_rewritten_in_place_keeps_the_server_answering() {
+    for copy in ["tmpfile", "memfd"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let live = sample_file(dir.path());
+        let live_text = live.to_str().expect("UTF-8 path");
+        let server = start(&[
+            "--geodb-mode",
+            "mmap",
+            "--geodb",
+            live_text,
+            "--geodb-copy",
+            copy,
+            "--reload-poll",
+            "1",
+        ]);
+        assert_eq!(city(&server.base, "81.2.69.160").await, "London");
+        // `truncate -s0 live.mmdb`: the same inode, now empty. The server keeps the database it
+        // copied (the reload of an empty file is refused) and answers from it.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&live)
+            .expect("open")
+            .set_len(0)
+            .expect("truncate");
+        for _ in 0..30 {
+            assert_eq!(city(&server.base, "81.2.69.160").await, "London", "{copy}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // `cp other.mmdb live.mmdb`: written in place, same inode; picked up when complete.
+        let other = dir.path().join("other.mmdb");
+        write_other_database(&other, "Test-City", "Copiedville");
+        std::fs::copy(&other, &live).expect("cp other live");
+        wait_for_city(&server.base, "Copiedville").await;
+        let mut server = server;
+        assert!(
+            server.child.try_wait().expect("status").is_none(),
+            "{copy}: the server is alive"
+        );
+    }
 }
