@@ -16,7 +16,10 @@
 //! The folder is a jail: paths go through the catalog's key rules (no `..`, `.`, empty segments,
 //! backslashes or NUL), hidden segments are refused unless the build embeds them, and a file
 //! whose real path (symlinks resolved) is outside the folder is never read, although a build
-//! follows such links.
+//! follows such links. The rules decide on the file found as well as on the key asked: a key
+//! spelled otherwise than the folder's entries (`APP.JS.MAP` on a case-insensitive file system)
+//! is not found, and a link inside the folder serves its target only if the rules keep the
+//! target too (stricter than a build, which judges a link by its own name).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -111,8 +114,45 @@ pub(crate) fn file(
             return None;
         }
         let disk = jailed(&root, &root.join(relative))?;
+        if !is_found_as_asked(&root, relative, &disk, filter) {
+            return None;
+        }
         current(&mut folder.seen, source, prefix, relative, &disk)
     })
+}
+
+/// Whether the file found on disk (`disk`, its real path) is the one the rules kept under the
+/// key asked for (`relative`): decided on what was found, not only on the string asked.
+///
+/// When the real path relative to the folder differs from the key, the key either went through
+/// a link inside the folder, or names the file in another spelling that the file system accepts
+/// (`APP.JS.MAP` for `app.js.map` on a case-insensitive one, another Unicode normalisation).
+/// Then the key must be spelled exactly as the folder's entries are, as a build's walk lists
+/// them, and the rules must keep the file found too: a link never serves an excluded or hidden
+/// file under an innocent name.
+fn is_found_as_asked(root: &Path, relative: &str, disk: &Path, filter: &Filter) -> bool {
+    let Some(found) = disk.strip_prefix(root).ok().and_then(Path::to_str) else {
+        return false;
+    };
+    found == relative || (filter.keeps(found) && is_spelled_as_listed(root, relative))
+}
+
+/// Whether each segment of `relative` is, byte for byte, the name of an entry of its folder.
+fn is_spelled_as_listed(root: &Path, relative: &str) -> bool {
+    let mut folder = root.to_path_buf();
+    for segment in relative.split('/') {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return false;
+        };
+        let listed = entries
+            .flatten()
+            .any(|entry| entry.file_name().as_encoded_bytes() == segment.as_bytes());
+        if !listed {
+            return false;
+        }
+        folder.push(segment);
+    }
+    true
 }
 
 /// Whether `relative` is a precompressed sibling (`app.js.br` beside `app.js`), which a catalog
@@ -146,6 +186,9 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
             let Some(disk) = jailed(&root, &found.source) else {
                 continue;
             };
+            if !is_found_as_asked(&root, &found.relative, &disk, filter) {
+                continue;
+            }
             if let Some(file) = current(&mut folder.seen, source, prefix, &found.relative, &disk) {
                 listing.push(*file);
             }

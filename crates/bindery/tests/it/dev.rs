@@ -151,6 +151,8 @@ fn write_site(project: &Project) {
         project.path().join("assets/site/inside.txt"),
     )
     .expect("symlink in");
+    std::os::unix::fs::symlink("app.js.map", project.path().join("assets/site/alias.txt"))
+        .expect("symlink to an excluded file");
 }
 
 #[test]
@@ -278,6 +280,8 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         "/static/.env",
         "/static/.git/config",
         "/static/escape.txt",
+        "/static/alias.txt",
+        "/static/APP.JS.MAP",
         "/static/../secret.txt",
         "/static/%2e%2e/secret.txt",
         "/static/sub/..%2f..%2fsecret.txt",
@@ -295,9 +299,20 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         );
         assert!(!reply.text().contains("outside the folder"), "{target}");
         assert!(!reply.text().contains("SECRET"), "{target}");
+        assert!(
+            !reply.text().contains("\"version\":3"),
+            "{target}: the excluded map"
+        );
     }
     let listed = get(address, "/api/list").text();
-    for absent in ["app.js.map", ".env", ".git", "escape.txt", "secret"] {
+    for absent in [
+        "app.js.map",
+        ".env",
+        ".git",
+        "escape.txt",
+        "alias.txt",
+        "secret",
+    ] {
         assert!(!listed.contains(absent), "{absent} listed: {listed}");
     }
     assert!(
