@@ -280,23 +280,57 @@ impl EmbeddedFile {
     }
 
     fn decompress(&self, compressed: &'static [u8]) -> Result<Vec<u8>, Error> {
+        Ok(self
+            .decompress_upto(compressed, self.len(), &|| true)?
+            .unwrap_or_default())
+    }
+
+    /// The first `upto` bytes of the contents of a gzip-stored file (all of them, checked
+    /// against the gzip trailer, when `upto` reaches the length), decompressed 64 KiB at a time;
+    /// `None` as soon as `keep_going` says the result is no longer wanted.
+    pub(crate) fn decompress_upto(
+        &self,
+        compressed: &'static [u8],
+        upto: usize,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        const CHUNK: usize = 64 * 1024;
         let corrupt = |reason: String| Error::Corrupt {
             path: self.path(),
             reason,
         };
         let len = self.len();
-        let mut contents = Vec::with_capacity(len);
-        // `take` bounds the output: a corrupt length can never make us allocate without limit.
-        flate2::read::GzDecoder::new(compressed)
-            .take(len as u64 + 1)
-            .read_to_end(&mut contents)
-            .map_err(|error| corrupt(error.to_string()))?;
-        if contents.len() != len {
+        let target = upto.min(len);
+        let mut contents = Vec::with_capacity(target);
+        let mut decoder = flate2::read::GzDecoder::new(compressed);
+        // Each read is bounded: a corrupt length can never make us allocate without limit.
+        while contents.len() < target {
+            if !keep_going() {
+                return Ok(None);
+            }
+            let want = (target - contents.len()).min(CHUNK) as u64;
+            let read = (&mut decoder)
+                .take(want)
+                .read_to_end(&mut contents)
+                .map_err(|error| corrupt(error.to_string()))?;
+            if read == 0 {
+                break;
+            }
+        }
+        // The whole file: it must end here, which also checks the trailer's CRC and length.
+        let mut beyond = [0u8; 1];
+        let is_longer = target == len
+            && decoder
+                .read(&mut beyond)
+                .map_err(|error| corrupt(error.to_string()))?
+                > 0;
+        if contents.len() != target || is_longer {
             return Err(corrupt(format!(
-                "decompressed to {} bytes, expected {len}",
+                "decompressed to {}{} bytes, expected {len}",
+                if is_longer { "more than " } else { "" },
                 contents.len(),
             )));
         }
-        Ok(contents)
+        Ok(Some(contents))
     }
 }

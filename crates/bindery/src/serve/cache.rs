@@ -68,20 +68,39 @@ impl DecompressedCache {
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let body = decompress()?;
-        if body.len() <= self.budget {
-            let mut state = self.lock();
-            if let Some(previous) = state.entries.put(index, body.clone()) {
-                state.bytes -= previous.len();
-            }
-            state.bytes += body.len();
-            while state.bytes > self.budget {
-                match state.entries.pop_lru() {
-                    Some((_, evicted)) => state.bytes -= evicted.len(),
-                    None => break,
-                }
+        self.insert(index, body.clone());
+        Ok(body)
+    }
+
+    /// The body for `index` if cached, counted as a hit or a miss.
+    pub(crate) fn get(&self, index: usize) -> Option<Bytes> {
+        let found = self.lock().entries.get(&index).cloned();
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Keeps `body` for `index` if it fits the budget, evicting the least recently used.
+    pub(crate) fn insert(&self, index: usize, body: Bytes) {
+        if body.len() > self.budget {
+            return;
+        }
+        let len = body.len();
+        let mut state = self.lock();
+        if let Some(previous) = state.entries.put(index, body) {
+            state.bytes -= previous.len();
+        }
+        state.bytes += len;
+        while state.bytes > self.budget {
+            match state.entries.pop_lru() {
+                Some((_, evicted)) => state.bytes -= evicted.len(),
+                None => break,
             }
         }
-        Ok(body)
     }
 
     /// Whether the body for `index` is cached, without touching its recency.

@@ -295,6 +295,44 @@ impl ServeCatalog {
         self
     }
 
+    /// At most `limit` decompressions run at once for clients without gzip, across this service
+    /// and its clones (at least 1); requests for the same file and length share one. Default:
+    /// [`default_max_decompressions`](super::default_max_decompressions), the cores available.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE).max_decompressions(2);
+    /// assert_eq!(service.decompression_stats().limit, 2);
+    /// ```
+    pub fn max_decompressions(mut self, limit: usize) -> Self {
+        let queue = self.inflater.stats().queue;
+        self.inflater = Arc::new(super::inflate::Inflater::new(limit, queue));
+        self
+    }
+
+    /// At most `queue` decompressions wait for a turn; a request that would be one more is
+    /// answered at once with 503, `Retry-After: 1` and `no-store`. Waiting costs no CPU and
+    /// requests for the same bytes wait as one, so the queue can be long; a bound on it keeps
+    /// a flood of distinct ranges from queueing work for minutes, and a prompt retry suits a
+    /// client, or a CDN in front, better than a queue that only grows. Default:
+    /// [`DEFAULT_DECOMPRESSION_QUEUE`](super::DEFAULT_DECOMPRESSION_QUEUE).
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE).decompression_queue(0);
+    /// assert_eq!(service.decompression_stats().queue, 0);
+    /// ```
+    pub fn decompression_queue(mut self, queue: usize) -> Self {
+        let limit = self.inflater.stats().limit;
+        self.inflater = Arc::new(super::inflate::Inflater::new(limit, queue));
+        self
+    }
+
+    /// The bounded decompression's counters: begun, merged, abandoned, refused, at once.
+    pub fn decompression_stats(&self) -> super::DecompressionStats {
+        self.inflater.stats()
+    }
+
     /// Hits, misses and size of the decompressed-body cache, when it is on.
     pub fn cache_stats(&self) -> Option<CacheStats> {
         self.cache.as_ref().map(|cache| cache.stats())

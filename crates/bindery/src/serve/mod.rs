@@ -34,6 +34,7 @@ mod config;
 mod decide;
 mod encoding;
 mod head;
+mod inflate;
 mod not_found;
 mod path;
 mod prepared;
@@ -54,6 +55,7 @@ use tower_service::Service;
 pub use cache::CacheStats;
 pub use conditional::is_not_modified;
 pub use head::RequestHead;
+pub use inflate::DecompressionStats;
 pub use not_found::{NotFoundFuture, NotFoundService};
 pub use prepared::{IMMUTABLE, NO_CACHE, default_cache_control, is_fingerprinted};
 
@@ -111,6 +113,7 @@ pub struct ServeCatalog {
     prepared: Arc<[Prepared]>,
     config: Arc<Config>,
     cache: Option<Arc<DecompressedCache>>,
+    inflater: Arc<inflate::Inflater>,
 }
 
 impl ServeCatalog {
@@ -134,8 +137,21 @@ impl ServeCatalog {
                 off_thread_above: Some(DEFAULT_OFF_THREAD_ABOVE),
             }),
             cache: None,
+            inflater: Arc::new(inflate::Inflater::new(
+                default_max_decompressions(),
+                DEFAULT_DECOMPRESSION_QUEUE,
+            )),
         }
     }
+}
+
+/// How many decompressions may wait for a turn before further requests are answered 503 with
+/// `Retry-After` ([`ServeCatalog::decompression_queue`]).
+pub const DEFAULT_DECOMPRESSION_QUEUE: usize = 256;
+
+/// The default bound on decompressions at once: the cores this process may use.
+pub fn default_max_decompressions() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// Header values for every file, computed once. A dev catalog has none: its files change on disk,
@@ -206,8 +222,9 @@ impl ServeCatalog {
         }
     }
 
-    /// The future answering `outcome`: ready at once, or finishing a large decompression on the
-    /// blocking pool inside a tokio runtime.
+    /// The future answering `outcome`: ready at once, or finishing a large decompression
+    /// (bounded, merged, abandoned with its requests: inflate.rs) on the blocking pool inside a
+    /// tokio runtime.
     fn future_of(
         &self,
         outcome: decide::Outcome<'_>,
@@ -216,7 +233,7 @@ impl ServeCatalog {
         let state = match self.build(outcome, request) {
             respond::Answer::Ready(response) => State::Ready(Some(response)),
             respond::Answer::Deferred(deferred) => match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => State::Blocking(runtime.spawn_blocking(move || deferred.finish())),
+                Ok(_) => State::Inflating(Box::pin(deferred.finish_bounded())),
                 Err(_) => State::Ready(Some(deferred.finish())),
             },
         };
@@ -225,17 +242,29 @@ impl ServeCatalog {
 }
 
 /// The future of [`ServeCatalog`]'s `Service::call`: ready at once, except for a large
-/// decompression, which runs on tokio's blocking pool (see
-/// [`decompress_off_thread`](ServeCatalog::decompress_off_thread)).
-#[derive(Debug)]
+/// decompression, which runs on tokio's blocking pool within the service's bounds (see
+/// [`max_decompressions`](ServeCatalog::max_decompressions)). Dropping it gives up its share
+/// of the decompression, which stops when no request wants it.
 pub struct ResponseFuture {
     state: State,
 }
 
-#[derive(Debug)]
+impl std::fmt::Debug for ResponseFuture {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.state {
+            State::Ready(_) => "ready",
+            State::Inflating(_) => "inflating",
+        };
+        formatter
+            .debug_struct("ResponseFuture")
+            .field("state", &state)
+            .finish()
+    }
+}
+
 enum State {
     Ready(Option<Response<Body>>),
-    Blocking(tokio::task::JoinHandle<Response<Body>>),
+    Inflating(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
 }
 
 impl Future for ResponseFuture {
@@ -246,10 +275,7 @@ impl Future for ResponseFuture {
             State::Ready(response) => {
                 Poll::Ready(Ok(response.take().unwrap_or_else(response::internal_error)))
             }
-            // The blocking task only panics on a bug; answer it like one.
-            State::Blocking(task) => Pin::new(task)
-                .poll(context)
-                .map(|finished| Ok(finished.unwrap_or_else(|_| response::internal_error()))),
+            State::Inflating(inflating) => inflating.as_mut().poll(context).map(Ok),
         }
     }
 }

@@ -4,7 +4,8 @@
 use http::{Request, Response};
 
 use super::head::RequestHead;
-use super::response::Slice;
+use super::inflate::Failure;
+use super::response::{Slice, busy, internal_error, with_body};
 use super::{Body, ServeCatalog};
 use crate::EmbeddedFile;
 
@@ -63,9 +64,33 @@ pub(super) struct Deferred {
 }
 
 impl Deferred {
-    /// Decompresses (or takes from the cache) and returns the finished response.
+    /// Decompresses in place (or takes from the cache) and returns the finished response: for
+    /// callers without a runtime.
     pub(super) fn finish(self) -> Response<Body> {
         self.service
             .fill_identity_body(self.file, self.index, self.response, self.slice)
+    }
+
+    /// Decompresses within the service's bounds (inflate.rs) and returns the finished
+    /// response: the body, 503 with `Retry-After` when no turn came in time, or 500 for bytes
+    /// that do not decompress to the file.
+    pub(super) async fn finish_bounded(self) -> Response<Body> {
+        let Deferred {
+            service,
+            file,
+            index,
+            response,
+            slice,
+        } = self;
+        let cache = service.cache.clone().zip(index);
+        if let Some(body) = cache.as_ref().and_then(|(cache, index)| cache.get(*index)) {
+            return with_body(file, response, slice, body);
+        }
+        let upto = slice.upto(file.len());
+        match service.inflater.body(file, upto, cache).await {
+            Ok(body) => with_body(file, response, slice, body),
+            Err(Failure::Busy) => busy(),
+            Err(Failure::Corrupt) => internal_error(),
+        }
     }
 }

@@ -1,7 +1,6 @@
 //! Building the response for an [`Outcome`]: status, headers and body, the body lent from the
 //! binary, sent as stored, taken from the cache, or, for a large decompression, left as work.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
@@ -231,28 +230,13 @@ impl ServeCatalog {
         &self,
         file: &'static EmbeddedFile,
         index: Option<usize>,
-        mut response: Response<Body>,
+        response: Response<Body>,
         slice: Slice,
     ) -> Response<Body> {
-        let Ok(body) = self.identity_body(file, index) else {
+        let Ok(body) = self.identity_body(file, index, slice.upto(file.len())) else {
             return internal_error();
         };
-        // The headers promise `file.len()` bytes; a body of another length (a catalog edited by
-        // hand, bytes that do not match their entry) is answered as the fault it is, never with
-        // a wrong length or a panic on the range.
-        if body.len() != file.len() {
-            return internal_error();
-        }
-        let body = match slice {
-            Slice::Whole => body,
-            Slice::Range { start, end } if end < body.len() => body.slice(start..=end),
-            Slice::Parts(parts) if parts.ranges.iter().all(|range| *range.end() < body.len()) => {
-                multipart_body(&body, &parts.ranges, &parts.boundary, &parts.content_type)
-            }
-            _ => return internal_error(),
-        };
-        *response.body_mut() = Body::new(body);
-        response
+        with_body(file, response, slice, body)
     }
 
     /// Whether the identity body of `index` means decompressing more than the off-thread
@@ -271,24 +255,93 @@ impl ServeCatalog {
                 .is_some_and(|(cache, index)| cache.contains(index))
     }
 
-    /// The uncompressed body: lent from the binary, decompressed (through the cache when on), or
-    /// copied in `copy` mode, which exists to show what a copy per request costs.
+    /// The uncompressed body, or at least its first `upto` bytes: lent from the binary,
+    /// decompressed in place (a whole body through the cache when on; a range's no further
+    /// than its end), or copied in `copy` mode, which exists to show what a copy per request
+    /// costs.
     fn identity_body(
         &self,
         file: &'static EmbeddedFile,
         index: Option<usize>,
+        upto: usize,
     ) -> Result<Bytes, crate::Error> {
         if self.catalog.mode() == Mode::Copy {
             return file
                 .contents()
                 .map(|contents| Bytes::from(contents.into_owned()));
         }
-        match (file.raw(), self.cache.as_ref().zip(index)) {
-            (Some(raw), _) => Ok(Bytes::from_static(raw)),
-            (None, Some((cache, index))) => {
-                cache.get_or_insert(index, || file.contents().map(cow_to_bytes))
+        let Some(compressed) = file.gzip() else {
+            return Ok(Bytes::from_static(file.stored()));
+        };
+        let decompress = |upto: usize| {
+            let body = file
+                .decompress_upto(compressed, upto, &|| true)?
+                .unwrap_or_default();
+            self.inflater.count_in_place(body.len());
+            Ok(Bytes::from(body))
+        };
+        match self.cache.as_ref().zip(index) {
+            Some((cache, index)) if upto >= file.len() => {
+                cache.get_or_insert(index, || decompress(file.len()))
             }
-            (None, None) => file.contents().map(cow_to_bytes),
+            Some((cache, index)) if cache.contains(index) => {
+                cache.get_or_insert(index, || decompress(file.len()))
+            }
+            _ => decompress(upto),
+        }
+    }
+}
+
+/// `response` with `body` (of the whole file, or of at least its first bytes up to the end of
+/// `slice`) as its identity body, or sliced to `slice`.
+pub(super) fn with_body(
+    file: &EmbeddedFile,
+    mut response: Response<Body>,
+    slice: Slice,
+    body: Bytes,
+) -> Response<Body> {
+    // The headers promise `file.len()` bytes; a body of another length (a catalog edited by
+    // hand, bytes that do not match their entry) is answered as the fault it is, never with
+    // a wrong length or a panic on the range.
+    let is_complete = match slice {
+        Slice::Whole => body.len() == file.len(),
+        _ => body.len() >= slice.upto(file.len()) && body.len() <= file.len(),
+    };
+    if !is_complete {
+        return internal_error();
+    }
+    let body = match slice {
+        Slice::Whole => body,
+        Slice::Range { start, end } if end < body.len() => body.slice(start..=end),
+        Slice::Parts(parts) if parts.ranges.iter().all(|range| *range.end() < body.len()) => {
+            multipart_body(
+                &body,
+                &parts.ranges,
+                &parts.boundary,
+                &parts.content_type,
+                file.len(),
+            )
+        }
+        _ => return internal_error(),
+    };
+    *response.body_mut() = Body::new(body);
+    response
+}
+
+impl Slice {
+    /// How many leading bytes of the file the slice needs: all for `Whole`, up to the last
+    /// byte of the farthest range otherwise (never more than `len`).
+    pub(super) fn upto(&self, len: usize) -> usize {
+        match self {
+            Slice::Whole => len,
+            Slice::Range { end, .. } => end.saturating_add(1).min(len),
+            Slice::Parts(parts) => parts
+                .ranges
+                .iter()
+                .map(|range| range.end().saturating_add(1))
+                .max()
+                .unwrap_or(len)
+                .min(len),
         }
     }
 }
@@ -380,30 +433,25 @@ fn multipart_len(
     heads.len() + bytes + format!("\r\n--{boundary}--\r\n").len()
 }
 
+/// The parts of `body` (the file's first bytes, at least up to the last range's end) for
+/// `ranges` of a file of `len` bytes.
 fn multipart_body(
     body: &Bytes,
     ranges: &[RangeInclusive<usize>],
     boundary: &str,
     content_type: &HeaderValue,
+    len: usize,
 ) -> Bytes {
-    let mut out =
-        BytesMut::with_capacity(multipart_len(ranges, boundary, content_type, body.len()));
+    let mut out = BytesMut::with_capacity(multipart_len(ranges, boundary, content_type, len));
     let mut head = String::new();
     for range in ranges {
         head.clear();
-        part_head(&mut head, boundary, content_type, range, body.len());
+        part_head(&mut head, boundary, content_type, range, len);
         out.put_slice(head.as_bytes());
         out.put_slice(&body[range.clone()]);
     }
     out.put_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
     out.freeze()
-}
-
-fn cow_to_bytes(contents: Cow<'static, [u8]>) -> Bytes {
-    match contents {
-        Cow::Borrowed(bytes) => Bytes::from_static(bytes),
-        Cow::Owned(bytes) => Bytes::from(bytes),
-    }
 }
 
 /// Bytes a `Location` URI-reference cannot carry raw (RFC 3986 §3.3, §3.4): controls, space,
@@ -464,4 +512,14 @@ pub(super) fn error(status: StatusCode, message: &'static str) -> Response<Body>
 
 pub(super) fn internal_error() -> Response<Body> {
     error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+}
+
+/// 503 for a request that found the queue for a turn to decompress full: retry in a second.
+/// `no-store` (from [`error`]): a cache must not keep it for the file.
+pub(super) fn busy() -> Response<Body> {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, "busy decompressing; retry");
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }

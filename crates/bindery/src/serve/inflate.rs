@@ -1,0 +1,277 @@
+//! Decompressing gzip-stored files for clients that do not accept gzip, within bounds: one
+//! decompression in flight per file and length (the requests that want the same bytes wait
+//! for it), at most [`max_decompressions`](super::ServeCatalog::max_decompressions) at once
+//! across the service and its clones, at most
+//! [`decompression_queue`](super::ServeCatalog::decompression_queue) more waiting for a turn
+//! (beyond that a request gets 503 with `Retry-After` at once), no further than the end of the
+//! range asked for, and stopped when every request that wanted it is gone. No timer is needed:
+//! the bounds are counts, so the service works in any tokio runtime.
+//!
+//! Without these, `xargs -P500 curl -H 'Range: bytes=0-0'` on a large gzip-stored file (curl
+//! sends no `Accept-Encoding`) kept every core busy decompressing whole files for one byte each.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+
+use bytes::Bytes;
+use tokio::sync::{Notify, Semaphore};
+
+use super::cache::DecompressedCache;
+use crate::EmbeddedFile;
+
+/// Counters of the bounded decompression, from
+/// [`ServeCatalog::decompression_stats`](super::ServeCatalog::decompression_stats).
+///
+/// ```
+/// let stats = bindery::serve::DecompressionStats::default();
+/// assert_eq!(stats.started, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecompressionStats {
+    /// Decompressions begun (each of one file up to one length).
+    pub started: u64,
+    /// Requests that waited for a decompression another request had begun, instead of
+    /// beginning their own.
+    pub merged: u64,
+    /// Decompressions stopped because every request that wanted them was gone.
+    pub abandoned: u64,
+    /// Requests answered 503: the queue for a turn was full.
+    pub refused: u64,
+    /// Decompressions running now.
+    pub in_flight: usize,
+    /// The most that ever ran at once; never above `limit`.
+    pub peak_in_flight: usize,
+    /// Bytes decompressed, all decompressions together.
+    pub bytes: u64,
+    /// The bound on decompressions at once.
+    pub limit: usize,
+    /// The bound on decompressions waiting for a turn.
+    pub queue: usize,
+}
+
+/// Why no body came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Failure {
+    /// The queue for a turn was full: 503.
+    Busy,
+    /// The stored bytes do not decompress to the file: 500.
+    Corrupt,
+}
+
+/// One decompression, shared by the requests that wait for it. They hold it; the work holds
+/// it weakly, and stops when no request does.
+struct Flight {
+    result: OnceLock<Result<Bytes, Failure>>,
+    done: Notify,
+}
+
+/// Which bytes a flight makes: a file (by address: every file of a catalog is `'static`) up to
+/// a length.
+type Key = (usize, usize);
+
+/// The shared state of the bounded decompression.
+pub(crate) struct Inflater {
+    turns: Arc<Semaphore>,
+    limit: usize,
+    queue: usize,
+    waiting: AtomicUsize,
+    flights: Mutex<HashMap<Key, Weak<Flight>>>,
+    started: AtomicU64,
+    merged: AtomicU64,
+    abandoned: AtomicU64,
+    refused: AtomicU64,
+    in_flight: AtomicUsize,
+    peak_in_flight: AtomicUsize,
+    bytes: AtomicU64,
+}
+
+impl std::fmt::Debug for Inflater {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Inflater")
+            .field("limit", &self.limit)
+            .field("queue", &self.queue)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inflater {
+    pub(crate) fn new(limit: usize, queue: usize) -> Self {
+        let limit = limit.max(1);
+        Inflater {
+            turns: Arc::new(Semaphore::new(limit)),
+            limit,
+            queue,
+            waiting: AtomicUsize::new(0),
+            flights: Mutex::new(HashMap::new()),
+            started: AtomicU64::new(0),
+            merged: AtomicU64::new(0),
+            abandoned: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+            peak_in_flight: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn stats(&self) -> DecompressionStats {
+        DecompressionStats {
+            started: self.started.load(Ordering::Relaxed),
+            merged: self.merged.load(Ordering::Relaxed),
+            abandoned: self.abandoned.load(Ordering::Relaxed),
+            refused: self.refused.load(Ordering::Relaxed),
+            in_flight: self.in_flight.load(Ordering::Relaxed),
+            peak_in_flight: self.peak_in_flight.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            limit: self.limit,
+            queue: self.queue,
+        }
+    }
+
+    /// Counts a decompression done in place (no runtime, or a file under the off-thread
+    /// threshold): it is bounded by the caller, but still counted.
+    pub(crate) fn count_in_place(&self, bytes: usize) {
+        self.started.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// The first `upto` bytes of `file` (all of them when `upto` is its length), joined to a
+    /// decompression in flight for the same bytes or begun on tokio's blocking pool; a whole
+    /// body goes into `cache` (`index` its key) when there is one. Must run inside a tokio
+    /// runtime.
+    pub(super) async fn body(
+        self: &Arc<Self>,
+        file: &'static EmbeddedFile,
+        upto: usize,
+        cache: Option<(Arc<DecompressedCache>, usize)>,
+    ) -> Result<Bytes, Failure> {
+        let key = (std::ptr::from_ref(file) as usize, upto);
+        let flight = {
+            let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            match flights.get(&key).and_then(Weak::upgrade) {
+                Some(flight) => {
+                    self.merged.fetch_add(1, Ordering::Relaxed);
+                    flight
+                }
+                None => {
+                    let flight = Arc::new(Flight {
+                        result: OnceLock::new(),
+                        done: Notify::new(),
+                    });
+                    flights.insert(key, Arc::downgrade(&flight));
+                    tokio::spawn(Arc::clone(self).fly(
+                        key,
+                        file,
+                        upto,
+                        cache,
+                        Arc::downgrade(&flight),
+                    ));
+                    flight
+                }
+            }
+        };
+        loop {
+            let notified = flight.done.notified();
+            tokio::pin!(notified);
+            // Registered before the check, so a result set in between still wakes us.
+            notified.as_mut().enable();
+            if let Some(result) = flight.result.get() {
+                return result.clone();
+            }
+            notified.await;
+        }
+    }
+
+    /// The work of one flight: a turn, then the decompression on the blocking pool, then the
+    /// result handed to whoever still waits.
+    async fn fly(
+        self: Arc<Self>,
+        key: Key,
+        file: &'static EmbeddedFile,
+        upto: usize,
+        cache: Option<(Arc<DecompressedCache>, usize)>,
+        flight: Weak<Flight>,
+    ) {
+        let result = match self.turn().await {
+            Some(turn) => self.decompress(file, upto, &flight, turn).await,
+            None => {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                Some(Err(Failure::Busy))
+            }
+        };
+        if let (Some(Ok(body)), Some((cache, index))) = (&result, &cache) {
+            if body.len() == file.len() {
+                cache.insert(*index, body.clone());
+            }
+        }
+        {
+            let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            if flights.get(&key).is_some_and(|known| known.ptr_eq(&flight)) {
+                flights.remove(&key);
+            }
+        }
+        if let (Some(result), Some(flight)) = (result, flight.upgrade()) {
+            let _ = flight.result.set(result);
+            flight.done.notify_waiters();
+        }
+    }
+
+    /// A turn at once, or after waiting in the queue; `None` when the queue is full.
+    async fn turn(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        if let Ok(turn) = Arc::clone(&self.turns).try_acquire_owned() {
+            return Some(turn);
+        }
+        let queued = self
+            .waiting
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |waiting| {
+                (waiting < self.queue).then_some(waiting + 1)
+            });
+        if queued.is_err() {
+            return None;
+        }
+        // The semaphore is never closed, so this only ends with a turn.
+        let turn = Arc::clone(&self.turns).acquire_owned().await.ok();
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        turn
+    }
+
+    /// Decompresses with a turn held; `None` when abandoned.
+    async fn decompress(
+        &self,
+        file: &'static EmbeddedFile,
+        upto: usize,
+        flight: &Weak<Flight>,
+        turn: tokio::sync::OwnedSemaphorePermit,
+    ) -> Option<Result<Bytes, Failure>> {
+        let Some(compressed) = file.gzip() else {
+            return Some(Err(Failure::Corrupt));
+        };
+        if flight.strong_count() == 0 {
+            self.abandoned.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        self.started.fetch_add(1, Ordering::Relaxed);
+        let running = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+        self.peak_in_flight.fetch_max(running, Ordering::Relaxed);
+        let wanted = flight.clone();
+        let job = tokio::task::spawn_blocking(move || {
+            let decoded = file.decompress_upto(compressed, upto, &|| wanted.strong_count() > 0);
+            drop(turn);
+            decoded
+        })
+        .await;
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        match job {
+            Ok(Ok(Some(body))) => {
+                self.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
+                Some(Ok(Bytes::from(body)))
+            }
+            Ok(Ok(None)) => {
+                self.abandoned.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+            Ok(Err(_)) | Err(_) => Some(Err(Failure::Corrupt)),
+        }
+    }
+}
