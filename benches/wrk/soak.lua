@@ -16,7 +16,7 @@ local function random_ip()
 end
 
 request = function()
-  local pick = math.random(1, 12)
+  local pick = math.random(1, 13)
   if pick == 1 then return wrk.format("GET", "/app.js", { ["Accept-Encoding"] = "gzip" })
   elseif pick == 2 then return wrk.format("GET", "/app.js")
   elseif pick == 3 then return wrk.format("GET", "/world.svg", { ["Range"] = "bytes=100-1099" })
@@ -25,6 +25,7 @@ request = function()
   elseif pick <= 9 then return wrk.format("GET", "/geo/" .. random_ip())
   elseif pick == 10 then return wrk.format("GET", "/geo/010.1.1.1")
   elseif pick == 11 then return wrk.format("GET", "/%2e%2e/etc/passwd")
+  elseif pick == 12 then return wrk.format("GET", "/app.js", { ["Range"] = "bytes=0-0" })
   -- (No HEAD: wrk's parser waits for a body after a HEAD response with Content-Length.)
   else return wrk.format("GET", "/style.css", { ["Accept-Encoding"] = "gzip" })
   end

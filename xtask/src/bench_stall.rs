@@ -93,13 +93,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 }
 
 /// wrk on core 1 against `path`, asking `range` when given, its output captured.
-fn load(
-    address: &str,
-    path: &str,
-    connections: u32,
-    range: Option<&str>,
-    seconds: u32,
-) -> Command {
+fn load(address: &str, path: &str, connections: u32, range: Option<&str>, seconds: u32) -> Command {
     let mut command = wrk(Some(1), connections, u64::from(seconds));
     if let Some(range) = range {
         command.args(["-H", &format!("Range: {range}")]);

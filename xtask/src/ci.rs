@@ -123,6 +123,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         binary: Some("target/debug/geo-server".into()),
     })?;
     crate::scale::run(&crate::scale::Args { quick: true })?;
+    crate::soak::run(&crate::soak::Args {
+        seconds: 20,
+        quick: true,
+    })?;
     crate::fuzz::run(&crate::fuzz::Args {
         seconds: 5,
         target: None,

@@ -1,11 +1,30 @@
-//! `cargo xtask soak`: mixed traffic against the release geo-server on loopback for a bounded
-//! time, with its memory-mapped database replaced by rename every few seconds. Passes when the
-//! server answered no 5xx, wrk saw no socket errors, private RSS at the end is within 10% of the
-//! value after warm-up, exactly one database map is alive (replaced maps were released) and the
-//! server shuts down cleanly. Reports requests, p99 and RSS. `--quick`: 20 s.
+//! `cargo xtask soak`: the release geo-server on loopback under mixed traffic and hostile
+//! clients for a bounded time, while its memory-mapped database is replaced in every way a
+//! deployment does it.
+//!
+//! - Well-behaved load: wrk with `benches/wrk/soak.lua` (lookups, the SPA with and without
+//!   gzip, ranges, revalidations, bad paths), 32 connections.
+//! - Hostile clients: 100 connections kept open at all times that send one byte (`P`, `G`), an
+//!   HTTP/2 preface, a preface and a SETTINGS frame, or a request head one byte every 500 ms,
+//!   then wait; each must be closed by the server within its deadline, and is replaced.
+//! - Spoofers: `/geo/me` with `X-Forwarded-For: 8.8.8.8, 203.0.113.7:51234` from a peer outside
+//!   `--trust-proxy 10.0.0.0/8`: the answer must be for the peer.
+//! - The database, every 5 s in turn: renamed over, copied over in place (`cp`), truncated to
+//!   nothing and then written (`curl -o`), and the SIGHUP race (`mv a live; kill -HUP; mv b live`).
+//!
+//! Passes when wrk saw no 5xx and no socket errors, every hostile connection was closed within
+//! its deadline (plus a second), no spoof was believed, private RSS (`RssAnon`) less the answer
+//! cache's bytes (from `/metrics` on the admin listener) at the end is within 2% of its value
+//! after the first minute (after the warm-up in short runs), one private copy of the database is
+//! mapped, and the server shuts down cleanly. The figures go to `target/bench/soak.md`.
+//! `--quick`: 20 s, on the sample database when no GeoLite2 file is present (CI).
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
@@ -15,13 +34,22 @@ use crate::process::{build_release_binary, ensure_wrk, geolite2, status_kib, wrk
 /// Flags of `cargo xtask soak`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Seconds of load (default 180).
-    #[arg(long, default_value_t = 180)]
+    /// Seconds of load (default 600: ten minutes).
+    #[arg(long, default_value_t = 600)]
     pub seconds: u64,
-    /// 20 seconds.
+    /// 20 seconds, on the sample database when no GeoLite2 file is present.
     #[arg(long)]
     pub quick: bool,
 }
+
+/// The deadlines the server is started with, short so that hostile connections cycle.
+const HEADER_TIMEOUT: u64 = 2;
+const IDLE_TIMEOUT: u64 = 5;
+/// Hostile connections held open at all times.
+const HOSTILE: usize = 100;
+
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const SETTINGS: &[u8] = &[0, 0, 0, 4, 0, 0, 0, 0, 0];
 
 /// Private resident memory (heap, stacks) in KiB: what a leak grows. File-backed pages of the
 /// mapped database come and go with reloads and are not counted.
@@ -29,13 +57,20 @@ fn rss_kib(pid: u32) -> anyhow::Result<u64> {
     status_kib(pid, "RssAnon")
 }
 
-/// How many distinct files named like the live database are mapped: 1 when every replaced map
-/// was released after its reload.
-fn mapped_databases(pid: u32) -> anyhow::Result<usize> {
+/// How many distinct private copies of the database are mapped (unnamed files in `dir`, or
+/// memfds): 1 when every replaced one was released after its reload.
+fn mapped_databases(pid: u32, dir: &Path) -> anyhow::Result<usize> {
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
+    let dir = dir.to_string_lossy();
     let mut inodes: Vec<&str> = maps
         .lines()
-        .filter(|line| line.contains(".mmdb"))
+        .filter(|line| {
+            line.contains("memfd:geo-server-database")
+                || line
+                    .split_whitespace()
+                    .nth(5)
+                    .is_some_and(|path| path.starts_with(&*dir))
+        })
         .filter_map(|line| line.split_whitespace().nth(4))
         .collect();
     inodes.sort_unstable();
@@ -43,19 +78,200 @@ fn mapped_databases(pid: u32) -> anyhow::Result<usize> {
     Ok(inodes.len())
 }
 
-/// Runs the soak and fails on any 5xx, socket error or RSS growth over 10%.
+/// One HTTP/1.1 GET with `Connection: close`; the whole answer as text.
+fn get(address: &str, path: &str, headers: &[(&str, &str)]) -> anyhow::Result<String> {
+    let mut stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut head = format!("GET {path} HTTP/1.1\r\nHost: soak\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    Ok(answer)
+}
+
+/// A gauge or counter from the admin listener's `/metrics`.
+fn metric(admin: &str, name: &str) -> anyhow::Result<f64> {
+    let text = get(admin, "/metrics", &[])?;
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|value| value.trim().parse().ok())
+        .with_context(|| format!("no {name} in /metrics"))
+}
+
+/// Private RSS less the answer cache's own bytes, in KiB: what must stay flat.
+fn steady_kib(pid: u32, admin: &str) -> anyhow::Result<f64> {
+    let cache = metric(admin, "geo_answer_cache_bytes")?;
+    Ok(rss_kib(pid)? as f64 - cache / 1024.0)
+}
+
+/// What the hostile clients saw.
+#[derive(Default)]
+struct Hostile {
+    opened: AtomicU64,
+    /// Closed by the server within the deadline plus a second.
+    closed_in_time: AtomicU64,
+    /// Still open past the deadline plus a second (then dropped by the client).
+    overdue: AtomicU64,
+    /// The longest a connection lived, in milliseconds.
+    longest_ms: AtomicU64,
+}
+
+/// One hostile connection: its opening, then silence (or a byte every 500 ms), until the server
+/// closes it.
+fn hostile_once(address: &str, kind: usize, seen: &Hostile) -> anyhow::Result<()> {
+    let deadline = Duration::from_secs(HEADER_TIMEOUT + 1);
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(address)?;
+    seen.opened.fetch_add(1, Ordering::Relaxed);
+    stream.set_read_timeout(Some(Duration::from_millis(500)))?;
+    match kind % 5 {
+        0 => stream.write_all(b"P")?,
+        1 => stream.write_all(b"G")?,
+        2 => stream.write_all(PREFACE)?,
+        3 => {
+            stream.write_all(PREFACE)?;
+            stream.write_all(SETTINGS)?;
+        }
+        _ => {}
+    }
+    let dribble = b"GET /geo/8.8.8.8 HTTP/1.1\r\nHost: slowloris\r\nX-Pad: ";
+    let mut buffer = [0u8; 4096];
+    let mut sent = 0;
+    loop {
+        if kind % 5 == 4 {
+            // Slowloris: a byte of a head that never ends, every 500 ms.
+            let byte = dribble.get(sent).copied().unwrap_or(b'a');
+            if stream.write_all(&[byte]).is_err() {
+                break;
+            }
+            sent += 1;
+        }
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+        if started.elapsed() > deadline + Duration::from_secs(5) {
+            break;
+        }
+    }
+    let lived = started.elapsed();
+    seen.longest_ms
+        .fetch_max(lived.as_millis() as u64, Ordering::Relaxed);
+    let counter = if lived <= deadline {
+        &seen.closed_in_time
+    } else {
+        &seen.overdue
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The ways the live file is replaced, in turn.
+#[derive(Debug, Clone, Copy)]
+enum Swap {
+    Rename,
+    CopyInPlace,
+    TruncateThenWrite,
+    SighupRace,
+}
+
+const SWAPS: [Swap; 4] = [
+    Swap::Rename,
+    Swap::CopyInPlace,
+    Swap::TruncateThenWrite,
+    Swap::SighupRace,
+];
+
+fn swap(how: Swap, dir: &Path, live: &Path, database: &[u8], pid: u32) -> anyhow::Result<()> {
+    match how {
+        Swap::Rename => {
+            let next = dir.join("next.mmdb");
+            std::fs::write(&next, database)?;
+            std::fs::rename(&next, live)?;
+        }
+        // `cp other.mmdb live.mmdb`: the same inode, truncated and written.
+        Swap::CopyInPlace => {
+            let other = dir.join("other.mmdb");
+            std::fs::write(&other, database)?;
+            std::fs::copy(&other, live)?;
+        }
+        // `truncate -s0 live.mmdb`, a pause, then the bytes (`curl -o` on a slow link).
+        Swap::TruncateThenWrite => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(live)?
+                .set_len(0)?;
+            std::thread::sleep(Duration::from_millis(1500));
+            std::fs::write(live, database)?;
+        }
+        Swap::SighupRace => {
+            let a = dir.join("a.mmdb");
+            let b = dir.join("b.mmdb");
+            std::fs::write(&a, database)?;
+            std::fs::write(&b, database)?;
+            std::fs::rename(&a, live)?;
+            let status = Command::new("kill")
+                .args(["-HUP", &pid.to_string()])
+                .status()?;
+            ensure!(status.success(), "kill -HUP failed");
+            std::thread::sleep(Duration::from_millis(300));
+            std::fs::rename(&b, live)?;
+        }
+    }
+    Ok(())
+}
+
+/// The sample database the release build wrote (geodb's build script), for runs without a
+/// GeoLite2 file.
+fn sample_database() -> anyhow::Result<PathBuf> {
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> =
+        std::fs::read_dir("target/release/build")?
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("geodb-"))
+            .map(|entry| entry.path().join("out/sample-city.mmdb"))
+            .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
+            .collect();
+    found.sort();
+    found
+        .pop()
+        .map(|(_, path)| path)
+        .context("no sample database under target/release/build/geodb-*/out")
+}
+
+/// A free loopback port, for the admin listener.
+fn free_address() -> anyhow::Result<String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.to_string())
+}
+
+/// Runs the soak and fails on any 5xx, socket error, overdue hostile connection, believed
+/// spoof, RSS growth over 2%, or unclean shutdown.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let seconds = if args.quick { 20 } else { args.seconds.max(10) };
+    let seconds = if args.quick { 20 } else { args.seconds.max(30) };
     ensure_wrk()?;
     build_release_binary("geo-server", "geo-server")?;
+    let (database, which) = match geolite2() {
+        Some(path) => (std::fs::read(&path)?, path.display().to_string()),
+        None if args.quick => {
+            let path = sample_database()?;
+            (std::fs::read(&path)?, "the sample database".to_owned())
+        }
+        None => bail!("the soak maps a real database: run `cargo xtask geodb` first (or --quick)"),
+    };
     let dir = tempfile::tempdir()?;
     let live = dir.path().join("live.mmdb");
-    let source = geolite2();
-    let database = match &source {
-        Some(path) => std::fs::read(path)?,
-        None => bail!("the soak maps a database file: run `cargo xtask geodb` first"),
-    };
     std::fs::write(&live, &database)?;
+    let admin = free_address()?;
 
     let mut server = Command::new("taskset")
         .args([
@@ -64,12 +280,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "target/release/geo-server",
             "--addr",
             "127.0.0.1:0",
-            "--geodb-mode",
-            "mmap",
-            "--reload-poll",
-            "1",
-            "--geodb",
         ])
+        .args(["--admin-addr", &admin, "--trust-proxy", "10.0.0.0/8"])
+        .args(["--header-read-timeout", &HEADER_TIMEOUT.to_string()])
+        .args(["--idle-timeout", &IDLE_TIMEOUT.to_string()])
+        .args(["--geodb-mode", "mmap", "--reload-poll", "1", "--geodb"])
         .arg(&live)
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
@@ -80,6 +295,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut lines = BufReader::new(server.stdout.take().context("stdout")?).lines();
     let address = loop {
         let line = lines.next().context("geo-server exited")??;
+        if line.contains("admin listening") {
+            continue;
+        }
         if let Some((_, rest)) = line.split_once("listening addr=") {
             break rest
                 .split_whitespace()
@@ -88,96 +306,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .to_owned();
         }
     };
-    let reloads = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
-    let counter = reloads.clone();
+    let reloads = Arc::new(AtomicU32::new(0));
+    let refusals = Arc::new(AtomicU32::new(0));
+    let (counter, refused) = (Arc::clone(&reloads), Arc::clone(&refusals));
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {
             if line.contains("database reloaded") {
-                counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                counter.fetch_add(1, Ordering::Relaxed);
+            } else if line.contains("reload refused") {
+                refused.fetch_add(1, Ordering::Relaxed);
             }
         }
     });
 
-    let result = (|| {
-        let replace = |dir: &std::path::Path| -> anyhow::Result<()> {
-            let next = dir.join("next.mmdb");
-            std::fs::write(&next, &database)?;
-            std::fs::rename(&next, &live)?;
-            Ok(())
-        };
-        let wait_for_reloads = |count: u32| {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while reloads.load(std::sync::atomic::Ordering::Relaxed) < count
-                && Instant::now() < deadline
-            {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        };
-        // Warm-up: the same traffic and one reload (it brings up the blocking pool and fills
-        // caches), then the baseline.
-        replace(dir.path())?;
-        let warm = wrk(Some(1), 32, 5)
-            .args(["-s", "benches/wrk/soak.lua"])
-            .arg(format!("http://{address}"))
-            .output()?;
-        ensure!(warm.status.success(), "warm-up wrk failed");
-        wait_for_reloads(1);
-        let rss_warm = rss_kib(pid)?;
-        let load = wrk(Some(1), 32, seconds)
-            .args(["-s", "benches/wrk/soak.lua"])
-            .arg(format!("http://{address}"))
-            .stdout(Stdio::piped())
-            .spawn()?;
-        // Replace the mapped database by rename every 5 s while the load runs.
-        let started = Instant::now();
-        let mut replaced = 0;
-        while started.elapsed() + Duration::from_secs(8) < Duration::from_secs(seconds) {
-            std::thread::sleep(Duration::from_secs(5));
-            replace(dir.path())?;
-            replaced += 1;
-        }
-        let output = load.wait_with_output()?;
-        let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        ensure!(output.status.success(), "wrk failed: {text}");
-        // Every replacement reloaded (the warm-up's included) before looking at the maps.
-        wait_for_reloads(replaced + 1);
-        let rss_end = rss_kib(pid)?;
-        let maps = mapped_databases(pid)?;
-        let sample = crate::bench_http::parse_wrk(&text)?;
-        let server_errors: u64 = text
-            .lines()
-            .find_map(|line| line.strip_prefix("server_errors="))
-            .and_then(|value| value.trim().parse().ok())
-            .context("the script reports server_errors")?;
-        let growth = (rss_end as f64 - rss_warm as f64) / rss_warm as f64 * 100.0;
-        println!(
-            "soak: {seconds} s, {} requests ({:.0}/s), p99 {:.2} ms, 5xx {server_errors}, socket errors {}, \
-             database replaced {replaced} times ({} reloads logged, {maps} database file(s) mapped at the end), \
-             private RSS after warm-up {:.1} MiB, at the end {:.1} MiB ({growth:+.1}%)",
-            sample.requests,
-            sample.requests_per_second,
-            sample.p99_ms,
-            sample.errors,
-            reloads
-                .load(std::sync::atomic::Ordering::Relaxed)
-                .saturating_sub(1),
-            rss_warm as f64 / 1024.0,
-            rss_end as f64 / 1024.0,
-        );
-        ensure!(server_errors == 0, "{server_errors} answers were 5xx");
-        ensure!(sample.errors == 0, "{} socket errors", sample.errors);
-        // Allocator noise on a baseline of a few MiB is tens of percent; a leak is both.
-        let grown_kib = rss_end.saturating_sub(rss_warm);
-        ensure!(
-            growth < 10.0 || grown_kib < 4096,
-            "private RSS grew {growth:.1}% ({grown_kib} KiB) after warm-up"
-        );
-        ensure!(
-            maps == 1,
-            "{maps} database maps are alive: replaced maps were not released"
-        );
-        Ok(())
-    })();
+    let result = soak(&Soak {
+        seconds,
+        pid,
+        address: &address,
+        admin: &admin,
+        dir: dir.path(),
+        live: &live,
+        database: &database,
+        which: &which,
+        reloads: &reloads,
+        refusals: &refusals,
+    });
     let _ = Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status();
@@ -188,5 +341,172 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "geo-server did not shut down cleanly: {status}"
     );
     println!("soak: passed; geo-server shut down cleanly");
+    Ok(())
+}
+
+struct Soak<'a> {
+    seconds: u64,
+    pid: u32,
+    address: &'a str,
+    admin: &'a str,
+    dir: &'a Path,
+    live: &'a Path,
+    database: &'a [u8],
+    which: &'a str,
+    reloads: &'a AtomicU32,
+    refusals: &'a AtomicU32,
+}
+
+fn soak(run: &Soak<'_>) -> anyhow::Result<()> {
+    // Warm-up: the same traffic (it brings up the blocking pool and fills caches).
+    let warm = wrk(Some(1), 32, 5)
+        .args(["-s", "benches/wrk/soak.lua"])
+        .arg(format!("http://{}", run.address))
+        .output()?;
+    ensure!(warm.status.success(), "warm-up wrk failed");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let hostile = Arc::new(Hostile::default());
+    let spoofs_believed = Arc::new(AtomicU64::new(0));
+    let spoofs_sent = Arc::new(AtomicU64::new(0));
+    let mut helpers = Vec::new();
+    for kind in 0..HOSTILE {
+        let (stop, seen, address) = (
+            Arc::clone(&stop),
+            Arc::clone(&hostile),
+            run.address.to_owned(),
+        );
+        helpers.push(std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if hostile_once(&address, kind, &seen).is_err() {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        }));
+    }
+    {
+        let (stop, believed, sent, address) = (
+            Arc::clone(&stop),
+            Arc::clone(&spoofs_believed),
+            Arc::clone(&spoofs_sent),
+            run.address.to_owned(),
+        );
+        helpers.push(std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let spoof = [("X-Forwarded-For", "8.8.8.8, 203.0.113.7:51234")];
+                if let Ok(answer) = get(&address, "/geo/me", &spoof) {
+                    sent.fetch_add(1, Ordering::Relaxed);
+                    if answer.contains("8.8.8.8") || answer.contains("203.0.113.7") {
+                        believed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }));
+    }
+
+    let load = wrk(Some(1), 32, run.seconds)
+        .args(["-s", "benches/wrk/soak.lua"])
+        .arg(format!("http://{}", run.address))
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let started = Instant::now();
+    let baseline_at = Duration::from_secs(if run.seconds >= 120 { 60 } else { 3 });
+    let mut baseline = None;
+    let mut swaps = [0u32; 4];
+    let mut turn = 0;
+    while started.elapsed() + Duration::from_secs(10) < Duration::from_secs(run.seconds) {
+        std::thread::sleep(Duration::from_secs(5));
+        if baseline.is_none() && started.elapsed() >= baseline_at {
+            baseline = Some(steady_kib(run.pid, run.admin)?);
+        }
+        let how = SWAPS[turn % SWAPS.len()];
+        swap(how, run.dir, run.live, run.database, run.pid)?;
+        swaps[turn % SWAPS.len()] += 1;
+        turn += 1;
+    }
+    let output = load.wait_with_output()?;
+    stop.store(true, Ordering::Relaxed);
+    for helper in helpers {
+        let _ = helper.join();
+    }
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    ensure!(output.status.success(), "wrk failed: {text}");
+    // Let the last swap's reload land, then measure with the load gone, as the baseline was
+    // measured with it running: the comparison is of retained memory.
+    std::thread::sleep(Duration::from_secs(3));
+    let end = steady_kib(run.pid, run.admin)?;
+    let baseline = baseline.unwrap_or(end);
+    let maps = mapped_databases(run.pid, run.dir)?;
+    let sample = crate::bench_http::parse_wrk(&text)?;
+    let server_errors: u64 = text
+        .lines()
+        .find_map(|line| line.strip_prefix("server_errors="))
+        .and_then(|value| value.trim().parse().ok())
+        .context("the script reports server_errors")?;
+    let growth = (end - baseline) / baseline * 100.0;
+    let refused_connections = metric(run.admin, "geo_connections_refused_total")?;
+    let expired = metric(
+        run.admin,
+        "geo_connections_expired_total{phase=\"first_request\"}",
+    )?;
+    let summary = format!(
+        "soak of {}: {} s, {} requests ({:.0}/s), p99 {:.2} ms, 5xx {server_errors}, socket errors {}; \
+         hostile connections {} opened, {} closed within {} s, {} overdue, longest {:.1} s, \
+         {expired:.0} closed by the first-request deadline, {refused_connections:.0} refused at the cap; \
+         spoofed /geo/me {} sent, {} believed; database swaps: {} renames, {} cp in place, \
+         {} truncate-then-write, {} SIGHUP races ({} reloads, {} refused loads logged), \
+         {maps} private copy mapped at the end; private RSS less the answer cache after {} s \
+         {:.1} MiB, at the end {:.1} MiB ({growth:+.2}%)",
+        run.which,
+        run.seconds,
+        sample.requests,
+        sample.requests_per_second,
+        sample.p99_ms,
+        sample.errors,
+        hostile.opened.load(Ordering::Relaxed),
+        hostile.closed_in_time.load(Ordering::Relaxed),
+        HEADER_TIMEOUT + 1,
+        hostile.overdue.load(Ordering::Relaxed),
+        hostile.longest_ms.load(Ordering::Relaxed) as f64 / 1000.0,
+        spoofs_sent.load(Ordering::Relaxed),
+        spoofs_believed.load(Ordering::Relaxed),
+        swaps[0],
+        swaps[1],
+        swaps[2],
+        swaps[3],
+        run.reloads.load(Ordering::Relaxed),
+        run.refusals.load(Ordering::Relaxed),
+        baseline_at.as_secs(),
+        baseline / 1024.0,
+        end / 1024.0,
+    );
+    println!("{summary}");
+    std::fs::create_dir_all("target/bench")?;
+    std::fs::write("target/bench/soak.md", format!("{summary}\n"))?;
+    ensure!(server_errors == 0, "{server_errors} answers were 5xx");
+    ensure!(sample.errors == 0, "{} socket errors", sample.errors);
+    ensure!(
+        hostile.overdue.load(Ordering::Relaxed) == 0,
+        "hostile connections outlived their deadline"
+    );
+    ensure!(
+        spoofs_believed.load(Ordering::Relaxed) == 0,
+        "a spoofed X-Forwarded-For was believed"
+    );
+    ensure!(
+        growth.abs() <= 2.0,
+        "private RSS moved {growth:+.2}% from its baseline"
+    );
+    ensure!(
+        maps == 1,
+        "{maps} database copies are mapped: replaced ones were not released"
+    );
+    // The server must still answer from the last database, and say which.
+    let health = get(run.address, "/geo/81.2.69.160", &[])?;
+    ensure!(
+        health.starts_with("HTTP/1.1 200"),
+        "after the soak: {health}"
+    );
     Ok(())
 }
