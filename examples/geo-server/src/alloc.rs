@@ -65,3 +65,20 @@ unsafe impl GlobalAlloc for CountingAllocator {
         moved
     }
 }
+
+/// Returns freed heap pages to the system (glibc's `malloc_trim`): after a reload empties the
+/// answer cache, its megabytes would otherwise stay in the process as free slack of the
+/// allocator, counted in its private RSS and in a container's memory limit. Elsewhere nothing.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: glibc's `malloc_trim` takes a padding and may be called at any time from any
+        // thread; it only releases memory that is free.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}

@@ -388,8 +388,10 @@ impl GeoDb {
             AnyReader::Mapped(reader),
             info.clone(),
         )));
-        // The old generation's answers are never read again; free them now.
+        // The old generation's answers are never read again; free them now, and give their
+        // memory back to the system rather than keep it as allocator slack.
         self.answers.clear();
+        crate::alloc::release_free_memory();
         Ok(info)
     }
 
