@@ -61,6 +61,9 @@ pub mod rocket;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
+#[cfg(feature = "sendfile")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sendfile")))]
+pub mod zerocopy;
 
 /// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].
 pub use bindery_core::Encoding;

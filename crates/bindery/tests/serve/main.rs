@@ -13,3 +13,4 @@ mod ranges;
 mod real_server;
 mod rfc9110;
 mod support;
+mod zerocopy;

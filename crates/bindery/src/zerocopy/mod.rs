@@ -1,0 +1,138 @@
+//! Zero-copy sending (Linux, feature `sendfile`): embedded bytes go from the executable's pages
+//! to the socket with `sendfile(2)`, without the copy from user memory into socket buffers that
+//! `write` makes.
+//!
+//! The bytes of a `static` catalog live in read-only sections of the executable (`include_bytes!`
+//! data and `.incbin` blobs); the kernel maps them from the file. [`ZeroCopyStream`] wraps an
+//! accepted `TcpStream` so that a write of such bytes (a `Bytes::from_static` body as
+//! `ServeCatalog` sends it: a whole file, a range, a precompressed variant) becomes a
+//! `sendfile` from `/proc/self/exe` at the bytes' file offset; heads, heap bodies, small writes
+//! and everything else are written as before. hyper does not change: one HTTP engine.
+//!
+//! - HTTP/1.1: bodies of 16 KiB or more go by `sendfile`, the head before them with `MSG_MORE`.
+//! - HTTP/2: DATA frames are written from h2's buffers; where a frame's payload is a slice of
+//!   the embedded bytes it is sent by `sendfile` too, else as before; nothing changes meaning.
+//! - TLS: not applicable. A TLS stream encrypts into its own buffers, so wrap the TCP stream
+//!   under it and every write is simply a plain one; use kTLS offload for zero-copy there.
+//! - A binary replaced by rename while it runs: the executable is opened once, at the first
+//!   use, through `/proc/self/exe`, which names the running image's inode whatever the path
+//!   now holds; an executable cannot be written in place while it runs (`ETXTBSY`).
+//! - Bytes outside the executable's read-only, file-backed data (heap, stack, writable or
+//!   relocated sections) are never sent from the file: the ranges are the non-writable
+//!   `PT_LOAD` segments less `PT_GNU_RELRO`, each checked against `/proc/self/maps` and its first
+//!   page against the file before the first use.
+//!
+//! On other platforms, or where the image cannot be read, [`is_available`] is false and the
+//! stream writes as a plain one.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let app = axum::Router::new().fallback_service(bindery::serve::ServeCatalog::new(&SITE));
+//! # #[cfg(feature = "sendfile-axum")]
+//! axum::serve(bindery::zerocopy::ZeroCopyListener::new(listener), app).await?;
+//! # Ok(()) }
+//! ```
+
+#[cfg(target_os = "linux")]
+mod image;
+#[cfg(feature = "sendfile-axum")]
+mod listener;
+mod stream;
+
+#[cfg(target_os = "linux")]
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+#[cfg(feature = "sendfile-axum")]
+pub use listener::ZeroCopyListener;
+pub use stream::ZeroCopyStream;
+
+/// Writes shorter than this go by `write`: for a few KiB the copy costs less than the extra
+/// system call and the page lookups of `sendfile`.
+pub const MIN_SENDFILE: usize = 16 * 1024;
+
+/// The running executable's image, read once; `None` if it cannot be.
+#[cfg(target_os = "linux")]
+fn image() -> Option<&'static image::Image> {
+    static IMAGE: OnceLock<Option<image::Image>> = OnceLock::new();
+    IMAGE.get_or_init(|| image::Image::load().ok()).as_ref()
+}
+
+/// Where `bytes` lie in the executable's file.
+#[cfg(target_os = "linux")]
+fn offset_in_image(bytes: &[u8]) -> Option<u64> {
+    image()?.offset_of(bytes)
+}
+
+/// Elsewhere there is no image to send from: every write is a plain one.
+#[cfg(not(target_os = "linux"))]
+fn offset_in_image(_: &[u8]) -> Option<u64> {
+    None
+}
+
+/// Whether zero-copy sending works in this process (Linux, a readable ELF image).
+///
+/// ```
+/// # #[cfg(target_os = "linux")]
+/// assert!(bindery::zerocopy::is_available());
+/// ```
+pub fn is_available() -> bool {
+    #[cfg(target_os = "linux")]
+    return image().is_some();
+    #[cfg(not(target_os = "linux"))]
+    return false;
+}
+
+/// Where `bytes` lie in the executable's file, when they are all in its read-only data: the
+/// offset a `sendfile` of them starts at. `None` for heap bytes, writable data, or when
+/// [`is_available`] is false.
+///
+/// ```
+/// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+/// let raw = SITE.file("hello.txt").unwrap().raw().unwrap();
+/// # #[cfg(target_os = "linux")]
+/// assert!(bindery::zerocopy::file_offset(raw).is_some());
+/// assert_eq!(bindery::zerocopy::file_offset(&raw.to_vec()), None, "a heap copy");
+/// ```
+pub fn file_offset(bytes: &[u8]) -> Option<u64> {
+    offset_in_image(bytes)
+}
+
+/// What went by `sendfile` and what did not, in this process since it started.
+///
+/// ```
+/// let stats = bindery::zerocopy::stats();
+/// assert!(stats.sendfile_bytes >= stats.sendfile_calls);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ZeroCopyStats {
+    /// `sendfile` calls that sent bytes.
+    pub sendfile_calls: u64,
+    /// Bytes they sent.
+    pub sendfile_bytes: u64,
+    /// Writes that went the plain way (heads, small or heap bodies).
+    pub plain_writes: u64,
+}
+
+struct Counters {
+    sendfile_calls: AtomicU64,
+    sendfile_bytes: AtomicU64,
+    plain_writes: AtomicU64,
+}
+
+static STATS: Counters = Counters {
+    sendfile_calls: AtomicU64::new(0),
+    sendfile_bytes: AtomicU64::new(0),
+    plain_writes: AtomicU64::new(0),
+};
+
+/// The counters now.
+pub fn stats() -> ZeroCopyStats {
+    ZeroCopyStats {
+        sendfile_calls: STATS.sendfile_calls.load(Ordering::Relaxed),
+        sendfile_bytes: STATS.sendfile_bytes.load(Ordering::Relaxed),
+        plain_writes: STATS.plain_writes.load(Ordering::Relaxed),
+    }
+}

@@ -1,0 +1,190 @@
+//! The socket wrapper: writes whose bytes lie in the executable's read-only data go out with
+//! `sendfile(2)` from the executable's file; every other write as before.
+
+use std::io::{self, IoSlice};
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, ready};
+
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::net::TcpStream;
+
+use super::{MIN_SENDFILE, STATS, offset_in_image};
+
+/// A TCP stream whose writes of embedded bytes skip the copy into the kernel: a write (or the
+/// first slice of a vectored write) that lies wholly in the executable's read-only data and is
+/// at least 16 KiB long is sent with `sendfile` from `/proc/self/exe` at its offset; slices
+/// before it (the response head) go first with `MSG_MORE`, so head and body still leave in
+/// full segments. Everything else (heap bytes, small writes, other platforms' paths) is written
+/// as by the stream itself. Reads are the stream's.
+///
+/// Partial writes, `EAGAIN` and interleaving are hyper's as with any stream: each call reports
+/// how many bytes it took, and a call that cannot proceed registers for writability.
+///
+/// ```no_run
+/// # async fn run(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+/// let (tcp, _peer) = listener.accept().await?;
+/// let io = bindery::zerocopy::ZeroCopyStream::new(tcp);
+/// // hyper_util::rt::TokioIo::new(io) and serve the connection as usual.
+/// # let _ = io; Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct ZeroCopyStream {
+    inner: TcpStream,
+}
+
+impl ZeroCopyStream {
+    /// Wraps an accepted (or connected) stream.
+    pub fn new(inner: TcpStream) -> Self {
+        ZeroCopyStream { inner }
+    }
+
+    /// The stream.
+    pub fn get_ref(&self) -> &TcpStream {
+        &self.inner
+    }
+
+    /// The stream, unwrapped.
+    pub fn into_inner(self) -> TcpStream {
+        self.inner
+    }
+
+    /// `sendfile` of `len` bytes at `offset` of the executable; how many went.
+    #[cfg(target_os = "linux")]
+    fn poll_sendfile(
+        &self,
+        context: &mut Context<'_>,
+        offset: u64,
+        len: usize,
+    ) -> Poll<io::Result<usize>> {
+        use std::os::fd::AsFd;
+        let Some(image) = super::image() else {
+            return Poll::Ready(Err(io::Error::other("no executable image")));
+        };
+        loop {
+            ready!(self.inner.poll_write_ready(context))?;
+            let sent = self.inner.try_io(Interest::WRITABLE, || {
+                let mut at = offset;
+                rustix::fs::sendfile(self.inner.as_fd(), image.file.as_fd(), Some(&mut at), len)
+                    .map_err(io::Error::from)
+            });
+            match sent {
+                Ok(sent) => {
+                    STATS.sendfile_calls.fetch_add(1, Ordering::Relaxed);
+                    STATS
+                        .sendfile_bytes
+                        .fetch_add(sent as u64, Ordering::Relaxed);
+                    return Poll::Ready(Ok(sent));
+                }
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(error) => return Poll::Ready(Err(error)),
+            }
+        }
+    }
+
+    /// The slices before an embedded body, sent with `MSG_MORE`: the kernel holds them for the
+    /// body that follows at once, so a small head does not leave in a segment of its own.
+    #[cfg(target_os = "linux")]
+    fn poll_send_more(
+        &self,
+        context: &mut Context<'_>,
+        slices: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        use rustix::net::{SendAncillaryBuffer, SendFlags, sendmsg};
+        use std::os::fd::AsFd;
+        loop {
+            ready!(self.inner.poll_write_ready(context))?;
+            let sent = self.inner.try_io(Interest::WRITABLE, || {
+                sendmsg(
+                    self.inner.as_fd(),
+                    slices,
+                    &mut SendAncillaryBuffer::default(),
+                    SendFlags::MORE | SendFlags::NOSIGNAL,
+                )
+                .map_err(io::Error::from)
+            });
+            match sent {
+                Ok(sent) => return Poll::Ready(Ok(sent)),
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(error) => return Poll::Ready(Err(error)),
+            }
+        }
+    }
+
+    /// Never called: nothing is embedded where there is no image.
+    #[cfg(not(target_os = "linux"))]
+    fn poll_sendfile(&self, _: &mut Context<'_>, _: u64, _: usize) -> Poll<io::Result<usize>> {
+        Poll::Ready(Err(io::Error::other("no executable image")))
+    }
+
+    /// Never called: nothing is embedded where there is no image.
+    #[cfg(not(target_os = "linux"))]
+    fn poll_send_more(&self, _: &mut Context<'_>, _: &[IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        Poll::Ready(Err(io::Error::other("no executable image")))
+    }
+}
+
+/// Where `bytes` lie in the executable, when they are worth a `sendfile`.
+fn embedded(bytes: &[u8]) -> Option<u64> {
+    if bytes.len() < MIN_SENDFILE {
+        return None;
+    }
+    offset_in_image(bytes)
+}
+
+impl AsyncRead for ZeroCopyStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(context, buf)
+    }
+}
+
+impl AsyncWrite for ZeroCopyStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match embedded(buf) {
+            Some(offset) => self.poll_sendfile(context, offset, buf.len()),
+            None => {
+                STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
+                Pin::new(&mut self.inner).poll_write(context, buf)
+            }
+        }
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let first_embedded = bufs
+            .iter()
+            .enumerate()
+            .find_map(|(index, slice)| embedded(slice).map(|offset| (index, offset)));
+        match first_embedded {
+            Some((0, offset)) => self.poll_sendfile(context, offset, bufs[0].len()),
+            Some((index, _)) => self.poll_send_more(context, &bufs[..index]),
+            None => {
+                STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
+                Pin::new(&mut self.inner).poll_write_vectored(context, bufs)
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(context)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(context)
+    }
+}
