@@ -64,7 +64,7 @@ fn a_slow_reader_gets_every_byte_of_17_mib_through_partial_sends() {
         }
         answer.extend_from_slice(&buffer[..read]);
         reads += 1;
-        if reads % 16 == 0 {
+        if reads.is_multiple_of(16) {
             std::thread::sleep(Duration::from_millis(1));
         }
     }

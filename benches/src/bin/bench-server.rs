@@ -32,6 +32,9 @@ struct Args {
     /// Database file for mmap.
     #[arg(long, required_if_eq("geodb_mode", "mmap"))]
     geodb: Option<std::path::PathBuf>,
+    /// Send embedded bodies with `sendfile` (`bindery::zerocopy`), as geo-server's flag.
+    #[arg(long)]
+    zero_copy: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -95,6 +98,7 @@ fn main() -> anyhow::Result<()> {
         println!("listening addr={}", listener.local_addr()?);
         let limits = Limits {
             shutdown_grace: Duration::from_secs(args.shutdown_grace),
+            zero_copy: args.zero_copy,
             ..Limits::default()
         };
         server::serve(listener, app, limits, server::shutdown_signal()).await?;

@@ -82,6 +82,11 @@ pub struct Args {
     /// Seconds shutdown waits for requests in flight.
     #[arg(long, default_value_t = 30)]
     pub shutdown_grace: u64,
+    /// Send the app's files with `sendfile(2)` from the executable (Linux): no copy of their
+    /// bytes into the kernel. For plain-TCP listeners; behind TLS terminated here it changes
+    /// nothing. BENCHMARKS.md, "Zero-copy sending", says when it pays.
+    #[arg(long)]
+    pub zero_copy: bool,
     /// Seconds between checks for a replaced database file (`mmap` mode).
     #[arg(long, default_value_t = 5)]
     pub reload_poll: u64,

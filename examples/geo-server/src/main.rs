@@ -109,6 +109,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         request_timeout: Duration::from_secs(args.request_timeout),
         shutdown_grace: Duration::from_secs(args.shutdown_grace),
+        zero_copy: args.zero_copy,
         ..Limits::default()
     };
     tracing::info!(

@@ -37,6 +37,8 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// How long shutdown waits for requests in flight.
     pub shutdown_grace: Duration,
+    /// Send embedded bodies with `sendfile` ([`bindery::zerocopy`]); Linux only, else ignored.
+    pub zero_copy: bool,
 }
 
 impl Default for Limits {
@@ -48,6 +50,7 @@ impl Default for Limits {
             h2_ping_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(30),
+            zero_copy: false,
         }
     }
 }
@@ -132,38 +135,19 @@ where
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let handler = handler.clone();
-        let builder = builder.clone();
-        let watcher = graceful.watcher();
-        let slots = Arc::clone(&slots);
-        tokio::spawn(async move {
-            let _slot = slot;
-            let activity = Activity::new();
-            let tracker = Arc::clone(&activity);
-            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let in_flight = tracker.request_started();
-                let response = handler(request, peer);
-                async move {
-                    let response = response.await?;
-                    Ok::<_, Infallible>(response.map(|body| Tracked::new(body, in_flight)))
-                }
-            });
-            let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
-            let connection = watcher.watch(
-                builder
-                    .serve_connection_with_upgrades(io, service)
-                    .into_owned(),
-            );
-            tokio::select! {
-                ended = connection => if let Err(error) = ended {
-                    tracing::debug!(%peer, %error, "connection ended with an error");
-                },
-                reason = connection::watchdog(activity, deadlines) => {
-                    slots.record_expired(reason);
-                    tracing::debug!(%peer, reason = reason.as_str(), "connection closed at its deadline");
-                }
-            }
-        });
+        let connection = Connection {
+            handler: handler.clone(),
+            builder: builder.clone(),
+            watcher: graceful.watcher(),
+            slots: Arc::clone(&slots),
+            deadlines,
+            peer,
+        };
+        if limits.zero_copy {
+            tokio::spawn(connection.serve(bindery::zerocopy::ZeroCopyStream::new(stream), slot));
+        } else {
+            tokio::spawn(connection.serve(stream, slot));
+        }
     }
     drop(listener);
     tracing::info!("shutting down: waiting for requests in flight");
@@ -172,6 +156,64 @@ where
         () = tokio::time::sleep(limits.shutdown_grace) => tracing::warn!("grace period over; closing"),
     }
     Ok(())
+}
+
+/// What one accepted connection is served with.
+struct Connection<H> {
+    handler: H,
+    builder: auto::Builder<TokioExecutor>,
+    watcher: hyper_util::server::graceful::Watcher,
+    slots: Arc<Slots>,
+    deadlines: Deadlines,
+    peer: SocketAddr,
+}
+
+impl<H> Connection<H> {
+    /// Serves the connection on `io` until it ends or outlives a deadline; `slot` is given back
+    /// when it does.
+    async fn serve<I, F, B>(self, io: I, slot: connection::Slot)
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+        H: Fn(hyper::Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
+        F: Future<Output = Result<hyper::Response<B>, Infallible>> + Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let _slot = slot;
+        let Connection {
+            handler,
+            builder,
+            watcher,
+            slots,
+            deadlines,
+            peer,
+        } = self;
+        let activity = Activity::new();
+        let tracker = Arc::clone(&activity);
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let in_flight = tracker.request_started();
+            let response = handler(request, peer);
+            async move {
+                let response = response.await?;
+                Ok::<_, Infallible>(response.map(|body| Tracked::new(body, in_flight)))
+            }
+        });
+        let io = TokioIo::new(Watched::new(io, Arc::clone(&activity)));
+        let connection = watcher.watch(
+            builder
+                .serve_connection_with_upgrades(io, service)
+                .into_owned(),
+        );
+        tokio::select! {
+            ended = connection => if let Err(error) = ended {
+                tracing::debug!(%peer, %error, "connection ended with an error");
+            },
+            reason = connection::watchdog(activity, deadlines) => {
+                slots.record_expired(reason);
+                tracing::debug!(%peer, reason = reason.as_str(), "connection closed at its deadline");
+            }
+        }
+    }
 }
 
 /// Refuses a connection over the cap: one non-blocking write of [`REFUSAL`], then close.

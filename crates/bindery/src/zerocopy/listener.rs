@@ -19,12 +19,23 @@ use super::ZeroCopyStream;
 #[derive(Debug)]
 pub struct ZeroCopyListener {
     inner: TcpListener,
+    threshold: usize,
 }
 
 impl ZeroCopyListener {
-    /// Wraps a bound listener.
+    /// Wraps a bound listener; bodies of [`DEFAULT_THRESHOLD`](super::DEFAULT_THRESHOLD) or
+    /// more go by `sendfile`.
     pub fn new(inner: TcpListener) -> Self {
-        ZeroCopyListener { inner }
+        ZeroCopyListener {
+            inner,
+            threshold: super::DEFAULT_THRESHOLD,
+        }
+    }
+
+    /// Sends embedded bodies of `bytes` or more by `sendfile` ([`ZeroCopyStream::with_threshold`]).
+    pub fn threshold(mut self, bytes: usize) -> Self {
+        self.threshold = bytes;
+        self
     }
 }
 
@@ -35,7 +46,7 @@ impl axum::serve::Listener for ZeroCopyListener {
     async fn accept(&mut self) -> (ZeroCopyStream, SocketAddr) {
         let (stream, peer) = axum::serve::Listener::accept(&mut self.inner).await;
         let _ = stream.set_nodelay(true);
-        (ZeroCopyStream::new(stream), peer)
+        (ZeroCopyStream::with_threshold(stream, self.threshold), peer)
     }
 
     fn local_addr(&self) -> std::io::Result<SocketAddr> {

@@ -9,11 +9,12 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::{MIN_SENDFILE, STATS, offset_in_image};
+use super::{DEFAULT_THRESHOLD, STATS, offset_in_image};
 
 /// A TCP stream whose writes of embedded bytes skip the copy into the kernel: a write (or the
 /// first slice of a vectored write) that lies wholly in the executable's read-only data and is
-/// at least 16 KiB long is sent with `sendfile` from `/proc/self/exe` at its offset; slices
+/// at least the threshold long ([`DEFAULT_THRESHOLD`], 1 MiB) is sent with `sendfile` from
+/// `/proc/self/exe` at its offset; slices
 /// before it (the response head) go first with `MSG_MORE`, so head and body still leave in
 /// full segments. Everything else (heap bytes, small writes, other platforms' paths) is written
 /// as by the stream itself. Reads are the stream's.
@@ -31,12 +32,26 @@ use super::{MIN_SENDFILE, STATS, offset_in_image};
 #[derive(Debug)]
 pub struct ZeroCopyStream {
     inner: TcpStream,
+    threshold: usize,
+    /// Where the last `sendfile` stopped: the rest of a partly sent body goes the same way,
+    /// however short it has become.
+    resume_at: Option<u64>,
 }
 
 impl ZeroCopyStream {
-    /// Wraps an accepted (or connected) stream.
+    /// Wraps an accepted (or connected) stream; bodies of [`DEFAULT_THRESHOLD`] or more go by
+    /// `sendfile`.
     pub fn new(inner: TcpStream) -> Self {
-        ZeroCopyStream { inner }
+        Self::with_threshold(inner, DEFAULT_THRESHOLD)
+    }
+
+    /// Wraps a stream; writes of embedded bytes of `threshold` bytes or more go by `sendfile`.
+    pub fn with_threshold(inner: TcpStream, threshold: usize) -> Self {
+        ZeroCopyStream {
+            inner,
+            threshold: threshold.max(1),
+            resume_at: None,
+        }
     }
 
     /// The stream.
@@ -52,7 +67,7 @@ impl ZeroCopyStream {
     /// `sendfile` of `len` bytes at `offset` of the executable; how many went.
     #[cfg(target_os = "linux")]
     fn poll_sendfile(
-        &self,
+        &mut self,
         context: &mut Context<'_>,
         offset: u64,
         len: usize,
@@ -70,6 +85,7 @@ impl ZeroCopyStream {
             });
             match sent {
                 Ok(sent) => {
+                    self.resume_at = (sent < len).then_some(offset + sent as u64);
                     STATS.sendfile_calls.fetch_add(1, Ordering::Relaxed);
                     STATS
                         .sendfile_bytes
@@ -113,7 +129,7 @@ impl ZeroCopyStream {
 
     /// Never called: nothing is embedded where there is no image.
     #[cfg(not(target_os = "linux"))]
-    fn poll_sendfile(&self, _: &mut Context<'_>, _: u64, _: usize) -> Poll<io::Result<usize>> {
+    fn poll_sendfile(&mut self, _: &mut Context<'_>, _: u64, _: usize) -> Poll<io::Result<usize>> {
         Poll::Ready(Err(io::Error::other("no executable image")))
     }
 
@@ -124,12 +140,16 @@ impl ZeroCopyStream {
     }
 }
 
-/// Where `bytes` lie in the executable, when they are worth a `sendfile`.
-fn embedded(bytes: &[u8]) -> Option<u64> {
-    if bytes.len() < MIN_SENDFILE {
-        return None;
+impl ZeroCopyStream {
+    /// Where `bytes` lie in the executable, when they go by `sendfile`: `threshold` bytes or
+    /// more, or the rest of a body whose `sendfile` stopped part way.
+    fn embedded(&self, bytes: &[u8]) -> Option<u64> {
+        if bytes.is_empty() {
+            return None;
+        }
+        let offset = offset_in_image(bytes)?;
+        (bytes.len() >= self.threshold || self.resume_at == Some(offset)).then_some(offset)
     }
-    offset_in_image(bytes)
 }
 
 impl AsyncRead for ZeroCopyStream {
@@ -148,10 +168,11 @@ impl AsyncWrite for ZeroCopyStream {
         context: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match embedded(buf) {
+        match self.embedded(buf) {
             Some(offset) => self.poll_sendfile(context, offset, buf.len()),
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
+                self.resume_at = None;
                 Pin::new(&mut self.inner).poll_write(context, buf)
             }
         }
@@ -165,12 +186,13 @@ impl AsyncWrite for ZeroCopyStream {
         let first_embedded = bufs
             .iter()
             .enumerate()
-            .find_map(|(index, slice)| embedded(slice).map(|offset| (index, offset)));
+            .find_map(|(index, slice)| self.embedded(slice).map(|offset| (index, offset)));
         match first_embedded {
             Some((0, offset)) => self.poll_sendfile(context, offset, bufs[0].len()),
             Some((index, _)) => self.poll_send_more(context, &bufs[..index]),
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
+                self.resume_at = None;
                 Pin::new(&mut self.inner).poll_write_vectored(context, bufs)
             }
         }

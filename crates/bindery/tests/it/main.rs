@@ -16,3 +16,4 @@ mod roundtrip;
 mod trust;
 mod ui;
 mod vite;
+mod zerocopy;

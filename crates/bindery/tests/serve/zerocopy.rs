@@ -65,7 +65,9 @@ fn serve(runtime: &tokio::runtime::Runtime, service: ServeCatalog) -> SocketAddr
         .expect("bind");
     let address = listener.local_addr().expect("address");
     let app = axum::Router::new().fallback_service(service);
-    runtime.spawn(async move { axum::serve(ZeroCopyListener::new(listener), app).await });
+    // vue.min.js (105 KiB) is under the 1 MiB default: send it by `sendfile` all the same.
+    let listener = ZeroCopyListener::new(listener).threshold(16 * 1024);
+    runtime.spawn(async move { axum::serve(listener, app).await });
     address
 }
 
