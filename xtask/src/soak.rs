@@ -526,9 +526,13 @@ fn soak(run: &Soak<'_>) -> anyhow::Result<()> {
         spoofs_believed.load(Ordering::Relaxed) == 0,
         "a spoofed X-Forwarded-For was believed"
     );
+    // After a minute the server has met every kind of request and swap: 2%. A short run's
+    // baseline after 3 s is not warm yet (buffers, the blocking pool's threads): a leak shows
+    // there as megabytes, not percents.
+    let grown_kib = end - baseline;
     ensure!(
-        growth.abs() <= 2.0,
-        "private RSS moved {growth:+.2}% from its baseline"
+        growth.abs() <= 2.0 || (run.seconds < 120 && grown_kib.abs() < 4096.0),
+        "private RSS moved {growth:+.2}% ({grown_kib:.0} KiB) from its baseline"
     );
     ensure!(
         maps == 1,
