@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod raw_h2;
+
 /// A xorshift64 generator: deterministic numbers for test data, benches and load, the same for
 /// the same seed on every machine, with no random crate.
 ///
@@ -301,4 +303,45 @@ pub fn raw_request(
         headers,
         body: raw.get(split + 4..).unwrap_or_default().to_vec(),
     }
+}
+
+/// A TCP connection to `address` from `local` (another loopback address, `127.0.0.2`, is
+/// another client to a server that counts connections per address), or from wherever the
+/// system picks.
+///
+/// ```no_run
+/// let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+/// let address = listener.local_addr().unwrap();
+/// let stream = bindery_test_support::connect_from(address, Some("127.0.0.2".parse().unwrap()));
+/// assert_eq!(listener.accept().unwrap().1.ip().to_string(), "127.0.0.2");
+/// # drop(stream);
+/// ```
+pub fn connect_from(
+    address: std::net::SocketAddr,
+    local: Option<std::net::IpAddr>,
+) -> std::net::TcpStream {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(address), Type::STREAM, None).expect("socket");
+    if let Some(local) = local {
+        socket
+            .bind(&std::net::SocketAddr::new(local, 0).into())
+            .expect("bind the local address");
+    }
+    socket.connect(&address.into()).expect("connect");
+    socket.into()
+}
+
+/// A port on 127.0.0.1 that nothing listens on now, for a server a test starts with a
+/// `--listen`-style flag (the port is free when returned; a race with another process is
+/// possible but unlikely on a test machine).
+///
+/// ```
+/// let port = bindery_test_support::free_port();
+/// assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+/// ```
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
 }

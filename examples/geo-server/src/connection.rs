@@ -1,58 +1,92 @@
 //! One connection's deadlines, whatever its protocol: a watchdog that closes it when the client
 //! has not sent a complete request head in time, has gone idle between requests, or has stopped
-//! reading or writing in the middle of one.
+//! taking the answer to one of its requests.
 //!
 //! hyper's own timers do not cover these phases: its header-read timeout starts after the
-//! protocol is known, and hyper-util's version detection waits without a timer for the rest of
-//! an HTTP/2 preface, so one byte (`P`) held a connection forever. The watchdog watches what
-//! every protocol shares instead: when the service is called (a request head is complete), when
-//! a response body ends, and when bytes move on the socket.
+//! protocol is known (hyper-util's version detection waits without a timer for the rest of an
+//! HTTP/2 preface, so one byte, `P`, held a connection forever), and on a keep-alive connection
+//! it starts as soon as the previous answer is written, which made it the keep-alive limit. So
+//! hyper's is off and the watchdog watches what every protocol shares instead: when the service
+//! is called (a request head is complete), when each request's answer makes progress and ends
+//! ([`delivery`](crate::delivery)), and when bytes move on the socket.
+//!
+//! A request is in flight until the last bytes of its answer are handed to the socket, and it
+//! makes progress when its body gives hyper a frame; hyper asks for the next frame only once the
+//! last one is written (HTTP/1, with a write buffer smaller than a frame) or once the client's
+//! flow-control window has room for it (HTTP/2). A request that makes no progress for the idle
+//! deadline closes the connection, whatever other requests do on it: periodic `HEAD`s cannot
+//! keep streams held at window 0 alive.
 
-use std::io;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
 
 /// Why the watchdog closed a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expired {
     /// No complete request head within the header deadline of the accept.
     FirstRequest,
+    /// HTTP/1: a later request head began and was not complete within the header deadline.
+    Header,
     /// No request in flight and none started within the idle deadline.
     Idle,
-    /// A request in flight, and no byte moved either way within the idle deadline.
+    /// A request in flight whose answer made no progress within the idle deadline.
     Stalled,
 }
 
 impl Expired {
+    /// Every reason, in the order of [`Expired::index`].
+    pub const ALL: [Expired; 4] = [
+        Expired::FirstRequest,
+        Expired::Header,
+        Expired::Idle,
+        Expired::Stalled,
+    ];
+
     /// The reason as logs and metrics name it.
     pub fn as_str(self) -> &'static str {
         match self {
             Expired::FirstRequest => "first_request",
+            Expired::Header => "header",
             Expired::Idle => "idle",
             Expired::Stalled => "stalled",
         }
     }
+
+    /// Its place in [`Expired::ALL`], for counters.
+    pub fn index(self) -> usize {
+        self as usize
+    }
 }
 
-/// What a connection has done, shared by its IO, its service and its watchdog. Times are
-/// milliseconds since the accept, so each update is one relaxed atomic store.
+/// Milliseconds since the accept, saturating: every time of a connection is one of these, so
+/// each update is one relaxed atomic store and no deadline arithmetic can overflow.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What a connection has done, shared by its IO, its requests' bodies and its watchdog.
 #[derive(Debug)]
 pub struct Activity {
     accepted: Instant,
     /// Requests whose head was complete (the service was called).
     started: AtomicU64,
-    /// Requests whose response body has not ended (or been dropped) yet.
-    in_flight: AtomicUsize,
     /// When a request last started or ended.
     last_request: AtomicU64,
     /// When a byte last moved on the socket.
     last_io: AtomicU64,
+    /// HTTP/1: one more than when the first byte of the next request head came, 0 when none
+    /// came since the last request started.
+    head_begun: AtomicU64,
+    /// Whether the connection speaks HTTP/2 (known at its first request).
+    is_http2: AtomicBool,
+    /// The requests in flight, each with the time its answer last made progress.
+    in_flight: Mutex<Vec<Arc<AtomicU64>>>,
+    in_flight_count: AtomicUsize,
+    /// Told to close by the connection cap (an idle connection makes room for a new one).
+    evicted: Notify,
 }
 
 impl Activity {
@@ -61,28 +95,56 @@ impl Activity {
         Arc::new(Activity {
             accepted: Instant::now(),
             started: AtomicU64::new(0),
-            in_flight: AtomicUsize::new(0),
             last_request: AtomicU64::new(0),
             last_io: AtomicU64::new(0),
+            head_begun: AtomicU64::new(0),
+            is_http2: AtomicBool::new(false),
+            in_flight: Mutex::new(Vec::new()),
+            in_flight_count: AtomicUsize::new(0),
+            evicted: Notify::new(),
         })
     }
 
     fn now(&self) -> u64 {
-        u64::try_from(self.accepted.elapsed().as_millis()).unwrap_or(u64::MAX)
+        millis(self.accepted.elapsed())
     }
 
-    fn touch_io(&self) {
+    /// Records bytes read from the client. On an HTTP/1 connection between requests they are
+    /// the start of the next request head, which then has the header deadline to complete.
+    pub(crate) fn bytes_read(&self) {
+        let now = self.now();
+        self.last_io.store(now, Ordering::Relaxed);
+        if self.in_flight_count.load(Ordering::Relaxed) == 0
+            && self.head_begun.load(Ordering::Relaxed) == 0
+            && self.started.load(Ordering::Relaxed) > 0
+            && !self.is_http2.load(Ordering::Relaxed)
+        {
+            self.head_begun
+                .store(now.saturating_add(1), Ordering::Relaxed);
+        }
+    }
+
+    /// Records bytes written to the client.
+    pub(crate) fn bytes_written(&self) {
         self.last_io.store(self.now(), Ordering::Relaxed);
     }
 
-    /// Records a complete request head; the guard ends the request when the response body
-    /// it is attached to ends or is dropped.
-    pub fn request_started(self: &Arc<Self>) -> InFlight {
+    /// Records a complete request head (of HTTP/2 when `is_http2`); the guard ends the request
+    /// when the answer's body has handed over its last bytes, or is dropped.
+    pub fn request_started(self: &Arc<Self>, is_http2: bool) -> InFlight {
+        let now = self.now();
+        if is_http2 {
+            self.is_http2.store(true, Ordering::Relaxed);
+        }
+        let progress = Arc::new(AtomicU64::new(now));
+        self.lock().push(Arc::clone(&progress));
+        self.in_flight_count.fetch_add(1, Ordering::Relaxed);
         self.started.fetch_add(1, Ordering::Relaxed);
-        self.in_flight.fetch_add(1, Ordering::Relaxed);
-        self.last_request.store(self.now(), Ordering::Relaxed);
+        self.last_request.store(now, Ordering::Relaxed);
+        self.head_begun.store(0, Ordering::Relaxed);
         InFlight {
             activity: Some(Arc::clone(self)),
+            progress,
         }
     }
 
@@ -91,45 +153,100 @@ impl Activity {
         self.started.load(Ordering::Relaxed)
     }
 
+    /// Whether no request is in flight: the connection waits for the client.
+    pub fn is_idle(&self) -> bool {
+        self.in_flight_count.load(Ordering::Relaxed) == 0
+    }
+
+    /// Since when the connection has had nothing in flight (its accept, or its last request's
+    /// start or end): what the cap compares to close the longest idle first.
+    pub fn idle_since(&self) -> Instant {
+        self.accepted + Duration::from_millis(self.last_request.load(Ordering::Relaxed))
+    }
+
+    /// Tells the connection to close: the cap needs its slot.
+    pub fn evict(&self) {
+        self.evicted.notify_one();
+    }
+
+    /// Completes when [`evict`](Self::evict) was called.
+    pub async fn evicted(&self) {
+        self.evicted.notified().await;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<AtomicU64>>> {
+        // Every update is one push or one removal: a panic elsewhere cannot leave it half done.
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// When the connection is due to close if nothing happens meanwhile, and why.
     fn deadline(&self, limits: &Deadlines) -> (Duration, Expired) {
-        let millis = Duration::from_millis;
+        let at = |millis: u64, limit: Duration| Duration::from_millis(millis).saturating_add(limit);
         if self.started.load(Ordering::Relaxed) == 0 {
             return (limits.first_request, Expired::FirstRequest);
         }
-        if self.in_flight.load(Ordering::Relaxed) == 0 {
+        let oldest_progress = self
+            .lock()
+            .iter()
+            .map(|progress| progress.load(Ordering::Relaxed))
+            .min();
+        let Some(oldest) = oldest_progress else {
             // Bytes do not count here: HTTP/2 pings (ours and the client's) move bytes on an
             // idle connection.
-            let since = millis(self.last_request.load(Ordering::Relaxed));
-            return (since + limits.idle, Expired::Idle);
-        }
-        let since = millis(self.last_io.load(Ordering::Relaxed))
-            .max(millis(self.last_request.load(Ordering::Relaxed)));
-        (since + limits.idle, Expired::Stalled)
+            let idle = (
+                at(self.last_request.load(Ordering::Relaxed), limits.idle),
+                Expired::Idle,
+            );
+            return match self.head_begun.load(Ordering::Relaxed) {
+                0 => idle,
+                begun => {
+                    let head = at(begun - 1, limits.first_request);
+                    if head < idle.0 {
+                        (head, Expired::Header)
+                    } else {
+                        idle
+                    }
+                }
+            };
+        };
+        // HTTP/1 has one answer on the wire at a time: its bytes moving are its progress.
+        // HTTP/2 multiplexes: only each stream's own progress counts.
+        let since = if self.is_http2.load(Ordering::Relaxed) {
+            oldest
+        } else {
+            oldest.max(self.last_io.load(Ordering::Relaxed))
+        };
+        (at(since, limits.idle), Expired::Stalled)
     }
 }
 
 /// The deadlines the watchdog enforces.
 #[derive(Debug, Clone, Copy)]
 pub struct Deadlines {
-    /// From the accept to the first complete request head.
+    /// From the accept to the first complete request head; for HTTP/1, also from the first
+    /// byte of each later head to its end.
     pub first_request: Duration,
-    /// Between requests, and for a request in flight whose bytes stopped moving.
+    /// Between requests, and for a request whose answer stopped making progress.
     pub idle: Duration,
 }
 
 /// Completes when the connection has outlived a deadline: the caller drops the connection.
 pub async fn watchdog(activity: Arc<Activity>, limits: Deadlines) -> Expired {
+    // Every deadline an event sets lies at least the shorter limit after it: sleeping at most
+    // that long at a time never wakes late.
+    let step = limits
+        .idle
+        .min(limits.first_request)
+        .max(Duration::from_millis(1));
     loop {
         let (due, reason) = activity.deadline(&limits);
         let elapsed = activity.accepted.elapsed();
         if elapsed >= due {
             return reason;
         }
-        // A deadline only moves earlier when the first request comes (idle after it may be
-        // shorter than the first-request deadline), and every deadline that an event sets
-        // lies at least `idle` after it: sleeping at most `idle` at a time never wakes late.
-        tokio::time::sleep((due - elapsed).min(limits.idle)).await;
+        tokio::time::sleep((due - elapsed).min(step)).await;
     }
 }
 
@@ -137,12 +254,24 @@ pub async fn watchdog(activity: Arc<Activity>, limits: Deadlines) -> Expired {
 #[derive(Debug)]
 pub struct InFlight {
     activity: Option<Arc<Activity>>,
+    progress: Arc<AtomicU64>,
 }
 
 impl InFlight {
-    fn end(&mut self) {
+    /// Records that the answer made progress: hyper took a frame of its body.
+    pub fn progressed(&self) {
+        if let Some(activity) = &self.activity {
+            self.progress.store(activity.now(), Ordering::Relaxed);
+        }
+    }
+
+    /// Ends the request: its answer is handed over, or given up.
+    pub fn end(&mut self) {
         if let Some(activity) = self.activity.take() {
-            activity.in_flight.fetch_sub(1, Ordering::Relaxed);
+            activity
+                .lock()
+                .retain(|progress| !Arc::ptr_eq(progress, &self.progress));
+            activity.in_flight_count.fetch_sub(1, Ordering::Relaxed);
             activity
                 .last_request
                 .store(activity.now(), Ordering::Relaxed);
@@ -154,225 +283,6 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         self.end();
     }
-}
-
-pin_project_lite::pin_project! {
-    /// A response body that ends its request when it ends (or is dropped). Frames pass through
-    /// untouched: a `Bytes::from_static` body stays one.
-    pub struct Tracked<B> {
-        #[pin]
-        inner: B,
-        in_flight: InFlight,
-    }
-}
-
-impl<B> Tracked<B> {
-    /// `inner`, ending `in_flight` with it.
-    pub fn new(inner: B, in_flight: InFlight) -> Self {
-        Tracked { inner, in_flight }
-    }
-}
-
-impl<B> http_body::Body for Tracked<B>
-where
-    B: http_body::Body<Data = Bytes>,
-{
-    type Data = Bytes;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, B::Error>>> {
-        let mut this = self.project();
-        let polled = this.inner.as_mut().poll_frame(context);
-        // HTTP/2 stops polling once `is_end_stream` says so, and may keep the body a while.
-        let ended = match &polled {
-            Poll::Ready(None | Some(Err(_))) => true,
-            Poll::Ready(Some(Ok(_))) => this.inner.is_end_stream(),
-            Poll::Pending => false,
-        };
-        if ended {
-            this.in_flight.end();
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A socket that records when bytes move. Vectored writes pass through as vectored writes.
-    pub struct Watched<T> {
-        #[pin]
-        inner: T,
-        activity: Arc<Activity>,
-    }
-}
-
-impl<T> Watched<T> {
-    /// `inner`, reporting to `activity`.
-    pub fn new(inner: T, activity: Arc<Activity>) -> Self {
-        Watched { inner, activity }
-    }
-}
-
-impl<T: AsyncRead> AsyncRead for Watched<T> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.project();
-        let before = buf.filled().len();
-        let polled = this.inner.poll_read(context, buf);
-        if buf.filled().len() > before {
-            this.activity.touch_io();
-        }
-        polled
-    }
-}
-
-impl<T: AsyncWrite> AsyncWrite for Watched<T> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let this = self.project();
-        let polled = this.inner.poll_write(context, buf);
-        if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
-            this.activity.touch_io();
-        }
-        polled
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let this = self.project();
-        let polled = this.inner.poll_write_vectored(context, bufs);
-        if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
-            this.activity.touch_io();
-        }
-        polled
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.project().inner.poll_flush(context)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.project().inner.poll_shutdown(context)
-    }
-}
-
-/// How many connections are open, against a cap: a slot is taken at accept and given back when
-/// its guard drops.
-#[derive(Debug)]
-pub struct Slots {
-    cap: usize,
-    open: AtomicUsize,
-    refused: AtomicU64,
-    expired: [AtomicU64; 3],
-}
-
-impl Slots {
-    /// At most `cap` connections at once.
-    pub fn new(cap: usize) -> Arc<Self> {
-        Arc::new(Slots {
-            cap,
-            open: AtomicUsize::new(0),
-            refused: AtomicU64::new(0),
-            expired: Default::default(),
-        })
-    }
-
-    /// A slot, or `None` (counted as a refusal) when all are taken.
-    pub fn take(self: &Arc<Self>) -> Option<Slot> {
-        let taken = self
-            .open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                (open < self.cap).then_some(open + 1)
-            });
-        match taken {
-            Ok(_) => Some(Slot {
-                slots: Arc::clone(self),
-            }),
-            Err(_) => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                None
-            }
-        }
-    }
-
-    /// Counts a connection the watchdog closed.
-    pub fn record_expired(&self, reason: Expired) {
-        self.expired[reason as usize].fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// What the counters say now.
-    pub fn stats(&self) -> ConnectionStats {
-        let expired = |reason: Expired| self.expired[reason as usize].load(Ordering::Relaxed);
-        ConnectionStats {
-            cap: self.cap,
-            open: self.open.load(Ordering::Relaxed),
-            refused: self.refused.load(Ordering::Relaxed),
-            expired_first_request: expired(Expired::FirstRequest),
-            expired_idle: expired(Expired::Idle),
-            expired_stalled: expired(Expired::Stalled),
-        }
-    }
-}
-
-/// A taken connection slot.
-#[derive(Debug)]
-pub struct Slot {
-    slots: Arc<Slots>,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.slots.open.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// Connection counters, for `/metrics`.
-///
-/// ```
-/// let slots = geo_server::connection::Slots::new(1);
-/// let held = slots.take().expect("one slot");
-/// assert!(slots.take().is_none(), "the cap is reached");
-/// drop(held);
-/// let stats = slots.stats();
-/// assert_eq!((stats.open, stats.refused), (0, 1));
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ConnectionStats {
-    /// The cap (`--max-connections`).
-    pub cap: usize,
-    /// Open now.
-    pub open: usize,
-    /// Refused at accept since start, the cap being reached.
-    pub refused: u64,
-    /// Closed for sending no complete request head in time.
-    pub expired_first_request: u64,
-    /// Closed for idling between requests.
-    pub expired_idle: u64,
-    /// Closed for a request whose bytes stopped moving.
-    pub expired_stalled: u64,
 }
 
 #[cfg(test)]
@@ -392,10 +302,44 @@ mod tests {
             activity.deadline(&LIMITS),
             (LIMITS.first_request, Expired::FirstRequest)
         );
-        let request = activity.request_started();
+        let request = activity.request_started(false);
         assert_eq!(activity.deadline(&LIMITS).1, Expired::Stalled);
         drop(request);
         assert_eq!(activity.deadline(&LIMITS).1, Expired::Idle);
+        activity.bytes_read();
+        assert_eq!(
+            activity.deadline(&LIMITS).1,
+            Expired::Header,
+            "a next HTTP/1 head has the header deadline"
+        );
         assert_eq!(activity.requests(), 1);
+    }
+
+    #[test]
+    fn http2_streams_are_judged_by_their_own_progress() {
+        let activity = Activity::new();
+        let held = activity.request_started(true);
+        std::thread::sleep(Duration::from_millis(20));
+        // Another stream starting and ending, and bytes moving, renew nothing for `held`.
+        drop(activity.request_started(true));
+        activity.bytes_read();
+        activity.bytes_written();
+        let (due, reason) = activity.deadline(&LIMITS);
+        assert_eq!(reason, Expired::Stalled);
+        assert_eq!(due, LIMITS.idle, "from the held stream's start");
+        held.progressed();
+        assert!(activity.deadline(&LIMITS).0 > LIMITS.idle);
+    }
+
+    #[test]
+    fn huge_limits_saturate_instead_of_overflowing() {
+        let activity = Activity::new();
+        let limits = Deadlines {
+            first_request: Duration::MAX,
+            idle: Duration::MAX,
+        };
+        drop(activity.request_started(false));
+        activity.bytes_read();
+        assert_eq!(activity.deadline(&limits).0, Duration::MAX);
     }
 }

@@ -27,6 +27,9 @@ pub enum AppError {
     /// The database has no data for the caller's own address (`/geo/me`), named in the answer.
     #[error("address not found in the database")]
     NotFoundAddress(std::net::IpAddr),
+    /// `/geo/me` behind a trusted proxy whose forwarding header names no client address.
+    #[error("cannot tell the client's address: {0}")]
+    UnknownClient(#[from] crate::proxy::Unknown),
     /// An IPv6 address looked up in an IPv4-only database.
     #[error("{0}")]
     Unsupported(String),
@@ -41,7 +44,9 @@ pub enum AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let status = match &self {
-            AppError::BadAddress(_) | AppError::BadLanguage(_) => StatusCode::BAD_REQUEST,
+            AppError::BadAddress(_) | AppError::BadLanguage(_) | AppError::UnknownClient(_) => {
+                StatusCode::BAD_REQUEST
+            }
             AppError::NotFound | AppError::NotFoundAddress(_) | AppError::Unsupported(_) => {
                 StatusCode::NOT_FOUND
             }

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod connection;
 pub mod count;
 pub mod db;
+pub mod delivery;
 pub mod error;
 pub mod front;
 pub mod metrics;
@@ -21,6 +22,7 @@ pub mod proxy;
 pub mod reload;
 mod routes;
 pub mod server;
+pub mod slots;
 
 pub use front::{App, app};
 pub use routes::{AppState, SPA, admin_router, assets, router};

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use clap::Parser;
 use geo_server::cli::Args;
-use geo_server::connection::Slots;
 use geo_server::db::{DbMode, GeoDb};
 use geo_server::private_copy::PrivateCopy;
 use geo_server::server::{self, Limits};
+use geo_server::slots::Slots;
 use geo_server::{AppState, admin_router, app, reload};
 
 /// The server counts its heap (`/metrics`, the start-up log): the copy mode's cost made visible.
@@ -92,21 +92,22 @@ fn run(args: Args) -> anyhow::Result<()> {
         "database loaded"
     );
     let descriptors = server::raise_descriptor_limit()?;
-    let cap = server::connection_cap(args.max_connections, descriptors)
+    let memory = server::memory_limit();
+    let cap = server::connection_cap(args.max_connections, descriptors, memory)
         .map_err(|message| anyhow::anyhow!(message))?;
+    let trusted = args
+        .trust_proxy
+        .clone()
+        .unwrap_or_default()
+        .reading(args.trust_proxy_header);
     let mut state = AppState::new(db);
-    state.trusted_proxies = args.trust_proxy.clone().unwrap_or_default();
+    state.connections = Slots::with_limits(cap, args.max_connections_per_client, trusted.clone());
+    state.trusted_proxies = trusted;
     state.geo_caching = geo_server::caching::GeoCaching::new(args.geo_max_age);
-    state.connections = Slots::new(cap);
-    state.metrics_public = args.admin_addr.is_none() && args.addr.ip().is_loopback();
-    if args.admin_addr.is_none() && !state.metrics_public {
-        tracing::warn!(
-            "/metrics is off: the public address is not loopback and no --admin-addr is given"
-        );
-    }
+    state.metrics_public = args.public_metrics;
     let limits = Limits {
         header_read_timeout: Duration::from_secs(args.header_read_timeout),
-        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
         request_timeout: Duration::from_secs(args.request_timeout),
         shutdown_grace: Duration::from_secs(args.shutdown_grace),
         zero_copy: args.zero_copy,
@@ -114,7 +115,10 @@ fn run(args: Args) -> anyhow::Result<()> {
     };
     tracing::info!(
         max_connections = cap,
+        max_connections_per_client = args.max_connections_per_client,
         open_file_limit = descriptors,
+        memory_limit = memory.unwrap_or(0),
+        public_metrics = args.public_metrics,
         trusted_proxies = ?state.trusted_proxies.ranges(),
         "limits"
     );
@@ -126,7 +130,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         tracing::info!(addr = %listener.local_addr()?, "listening");
         tokio::spawn(reload::watch(
             Arc::clone(&state.db),
-            Duration::from_secs(args.reload_poll.max(1)),
+            Duration::from_secs(args.reload_poll),
         ));
         if let Some(admin_addr) = args.admin_addr {
             let admin = server::bind(admin_addr)

@@ -4,8 +4,9 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::answer_cache::AnswerCacheStats;
-use crate::connection::ConnectionStats;
+use crate::connection::Expired;
 use crate::db::DbInfo;
+use crate::slots::ConnectionStats;
 
 /// Route labels; requests are counted per label without allocating. Path parameters are written
 /// `:ip` rather than `{ip}`: braces inside label values trip up some scrapers' parsers.
@@ -146,7 +147,8 @@ fn escape(value: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// The whole exposition: requests, memory, heap, the loaded database and the answer cache.
+/// The whole exposition: requests, memory, heap, the loaded database, the answer cache and the
+/// connections.
 pub fn render(
     metrics: &Metrics,
     db: &DbInfo,
@@ -155,79 +157,163 @@ pub fn render(
     heap_in_use: usize,
 ) -> String {
     let mut out = metrics.render_requests();
+    render_memory(&mut out, heap_in_use);
+    render_database(&mut out, db);
+    render_answer_cache(&mut out, answers);
+    render_connections(&mut out, connections);
+    out
+}
+
+/// One metric's `# HELP` and `# TYPE` lines.
+fn describe(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+fn render_memory(out: &mut String, heap_in_use: usize) {
     let resident = resident();
-    let _ = write!(
+    describe(
         out,
-        "# HELP process_resident_memory_bytes Resident memory by kind: anon is private (heap), file is the binary and mapped files.\n\
-         # TYPE process_resident_memory_bytes gauge\n\
-         process_resident_memory_bytes{{kind=\"anon\"}} {}\n\
-         process_resident_memory_bytes{{kind=\"file\"}} {}\n\
-         process_resident_memory_bytes{{kind=\"shmem\"}} {}\n\
-         # HELP geo_heap_in_use_bytes Heap bytes allocated now, counted by the global allocator.\n\
-         # TYPE geo_heap_in_use_bytes gauge\n\
-         geo_heap_in_use_bytes {heap_in_use}\n\
-         # HELP geodb_info The loaded database.\n\
-         # TYPE geodb_info gauge\n\
-         geodb_info{{mode=\"{}\",database_type=\"{}\",origin=\"{}\"}} 1\n\
-         # HELP geodb_size_bytes Size of the database.\n\
-         # TYPE geodb_size_bytes gauge\n\
-         geodb_size_bytes {}\n\
-         # HELP geodb_build_timestamp_seconds When the database was built.\n\
-         # TYPE geodb_build_timestamp_seconds gauge\n\
-         geodb_build_timestamp_seconds {}\n\
-         # HELP geodb_reader_heap_bytes Heap retained by the reader when it was created.\n\
-         # TYPE geodb_reader_heap_bytes gauge\n\
-         geodb_reader_heap_bytes {}\n\
-         # HELP geodb_load_seconds Time to create the reader.\n\
-         # TYPE geodb_load_seconds gauge\n\
-         geodb_load_seconds {}\n\
-         # HELP geo_answer_cache_lookups_total Answers whose record part was looked up in the answer cache, by result.\n\
-         # TYPE geo_answer_cache_lookups_total counter\n\
-         geo_answer_cache_lookups_total{{result=\"hit\"}} {}\n\
-         geo_answer_cache_lookups_total{{result=\"miss\"}} {}\n\
-         # HELP geo_answer_cache_bytes Bytes the answer cache holds, of geo_answer_cache_budget_bytes.\n\
-         # TYPE geo_answer_cache_bytes gauge\n\
-         geo_answer_cache_bytes {}\n\
-         # HELP geo_answer_cache_budget_bytes The answer cache's budget (0: off).\n\
-         # TYPE geo_answer_cache_budget_bytes gauge\n\
-         geo_answer_cache_budget_bytes {}\n",
-        resident.anon,
-        resident.file,
-        resident.shmem,
+        "process_resident_memory_bytes",
+        "gauge",
+        "Resident memory by kind: anon is private (heap), file is the binary and mapped files.",
+    );
+    for (kind, bytes) in [
+        ("anon", resident.anon),
+        ("file", resident.file),
+        ("shmem", resident.shmem),
+    ] {
+        let _ = writeln!(
+            out,
+            "process_resident_memory_bytes{{kind=\"{kind}\"}} {bytes}"
+        );
+    }
+    describe(
+        out,
+        "geo_heap_in_use_bytes",
+        "gauge",
+        "Heap bytes allocated now, counted by the global allocator.",
+    );
+    let _ = writeln!(out, "geo_heap_in_use_bytes {heap_in_use}");
+}
+
+fn render_database(out: &mut String, db: &DbInfo) {
+    describe(out, "geodb_info", "gauge", "The loaded database.");
+    let _ = writeln!(
+        out,
+        "geodb_info{{mode=\"{}\",database_type=\"{}\",origin=\"{}\"}} 1",
         db.mode.as_str(),
         escape(&db.database_type),
         escape(&db.origin),
-        db.size,
-        db.build_epoch,
-        db.reader_heap_bytes,
-        db.load_time.as_secs_f64(),
-        answers.hits,
-        answers.misses,
-        answers.bytes,
-        answers.budget,
     );
-    let _ = write!(
+    let gauges: [(&str, &str, String); 4] = [
+        (
+            "geodb_size_bytes",
+            "Size of the database.",
+            db.size.to_string(),
+        ),
+        (
+            "geodb_build_timestamp_seconds",
+            "When the database was built.",
+            db.build_epoch.to_string(),
+        ),
+        (
+            "geodb_reader_heap_bytes",
+            "Heap retained by the reader when it was created.",
+            db.reader_heap_bytes.to_string(),
+        ),
+        (
+            "geodb_load_seconds",
+            "Time to create the reader.",
+            db.load_time.as_secs_f64().to_string(),
+        ),
+    ];
+    for (name, help, value) in gauges {
+        describe(out, name, "gauge", help);
+        let _ = writeln!(out, "{name} {value}");
+    }
+}
+
+fn render_answer_cache(out: &mut String, answers: &AnswerCacheStats) {
+    describe(
         out,
-        "# HELP geo_connections_open Connections open now.\n\
-         # TYPE geo_connections_open gauge\n\
-         geo_connections_open {}\n\
-         # HELP geo_connections_max The connection cap (--max-connections).\n\
-         # TYPE geo_connections_max gauge\n\
-         geo_connections_max {}\n\
-         # HELP geo_connections_refused_total Connections refused at accept, the cap being reached.\n\
-         # TYPE geo_connections_refused_total counter\n\
-         geo_connections_refused_total {}\n\
-         # HELP geo_connections_expired_total Connections closed at a deadline, by phase.\n\
-         # TYPE geo_connections_expired_total counter\n\
-         geo_connections_expired_total{{phase=\"first_request\"}} {}\n\
-         geo_connections_expired_total{{phase=\"idle\"}} {}\n\
-         geo_connections_expired_total{{phase=\"stalled\"}} {}\n",
-        connections.open,
-        connections.cap,
-        connections.refused,
-        connections.expired_first_request,
-        connections.expired_idle,
-        connections.expired_stalled,
+        "geo_answer_cache_lookups_total",
+        "counter",
+        "Answers whose record part was looked up in the answer cache, by result.",
     );
-    out
+    let _ = writeln!(
+        out,
+        "geo_answer_cache_lookups_total{{result=\"hit\"}} {}\n\
+         geo_answer_cache_lookups_total{{result=\"miss\"}} {}",
+        answers.hits, answers.misses
+    );
+    describe(
+        out,
+        "geo_answer_cache_bytes",
+        "gauge",
+        "Bytes the answer cache holds, of geo_answer_cache_budget_bytes.",
+    );
+    let _ = writeln!(out, "geo_answer_cache_bytes {}", answers.bytes);
+    describe(
+        out,
+        "geo_answer_cache_budget_bytes",
+        "gauge",
+        "The answer cache's budget (0: off).",
+    );
+    let _ = writeln!(out, "geo_answer_cache_budget_bytes {}", answers.budget);
+}
+
+fn render_connections(out: &mut String, connections: &ConnectionStats) {
+    let gauges = [
+        (
+            "geo_connections_open",
+            "Connections open now.",
+            connections.open,
+        ),
+        (
+            "geo_connections_max",
+            "The connection cap (--max-connections).",
+            connections.cap,
+        ),
+        (
+            "geo_connections_max_per_client",
+            "The cap per client (--max-connections-per-client).",
+            connections.per_client,
+        ),
+    ];
+    for (name, help, value) in gauges {
+        describe(out, name, "gauge", help);
+        let _ = writeln!(out, "{name} {value}");
+    }
+    describe(
+        out,
+        "geo_connections_refused_total",
+        "counter",
+        "Connections refused at accept, no idle connection making room, by the limit reached.",
+    );
+    let _ = writeln!(
+        out,
+        "geo_connections_refused_total{{limit=\"cap\"}} {}\n\
+         geo_connections_refused_total{{limit=\"client\"}} {}",
+        connections.refused_full, connections.refused_per_client
+    );
+    describe(
+        out,
+        "geo_connections_evicted_total",
+        "counter",
+        "Idle connections closed to make room for a new one at a cap.",
+    );
+    let _ = writeln!(out, "geo_connections_evicted_total {}", connections.evicted);
+    describe(
+        out,
+        "geo_connections_expired_total",
+        "counter",
+        "Connections closed at a deadline, by phase.",
+    );
+    for (reason, count) in Expired::ALL.iter().zip(connections.expired) {
+        let _ = writeln!(
+            out,
+            "geo_connections_expired_total{{phase=\"{}\"}} {count}",
+            reason.as_str()
+        );
+    }
 }

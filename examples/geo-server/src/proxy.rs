@@ -1,9 +1,13 @@
-//! Which address a request came from when proxies you run stand in front: `X-Forwarded-For` and
-//! `Forwarded` (RFC 7239) are believed only from a peer in a trusted range, read right to left,
-//! and an entry that does not name an address makes the header ignored rather than skipped.
+//! Which address a request came from when proxies you run stand in front: the forwarding
+//! header your proxy writes (`X-Forwarded-For` by default, or `Forwarded`, RFC 7239; never both:
+//! a client may send the other) is believed only from a peer in a trusted range, and read from
+//! the right: each trusted address vouches for the one to its left, and the first address that
+//! is not trusted is the client. What lies further left is the client's own text and never read.
 //!
-//! Skipping was the hole: with the proxy writing its own entry as `203.0.113.7:51234`,
-//! `[2001:db8::1]` or `unknown`, the client's entry to its left was taken.
+//! When the walk meets an entry that names no address (`unknown`, garbage) or ends with every
+//! address trusted, the client's address is not known, and the answer says so
+//! ([`Unknown`]): taking the proxy's address instead answered `/geo/me` for the proxy, and
+//! taking the left-most trusted entry let a client inside a trusted range choose its address.
 
 use std::net::IpAddr;
 use std::str::FromStr;
@@ -11,7 +15,46 @@ use std::str::FromStr;
 use http::HeaderMap;
 use ipnet::IpNet;
 
-/// The proxies whose forwarding headers are believed: a list of address ranges.
+/// The forwarding header a trusted proxy writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ForwardingHeader {
+    /// `X-Forwarded-For: client, proxy1` (nginx's `$proxy_add_x_forwarded_for`).
+    #[default]
+    XForwardedFor,
+    /// `Forwarded: for=client, for=proxy1` (RFC 7239).
+    Forwarded,
+}
+
+impl ForwardingHeader {
+    /// The header's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForwardingHeader::XForwardedFor => "x-forwarded-for",
+            ForwardingHeader::Forwarded => "forwarded",
+        }
+    }
+}
+
+/// Why the client's address is not known, though the peer is a trusted proxy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unknown {
+    /// An entry the walk reached names no address.
+    #[error("the {header} header has an entry that names no address: {entry:?}")]
+    Unreadable {
+        /// The header read.
+        header: &'static str,
+        /// The entry, as sent.
+        entry: String,
+    },
+    /// Every address in the header is a trusted proxy: none is the client's.
+    #[error("every address in the {header} header is a trusted proxy")]
+    AllTrusted {
+        /// The header read.
+        header: &'static str,
+    },
+}
+
+/// The proxies whose forwarding header is believed: a list of address ranges, and the header.
 ///
 /// ```
 /// use geo_server::proxy::TrustedProxies;
@@ -19,13 +62,14 @@ use ipnet::IpNet;
 /// let mut headers = http::HeaderMap::new();
 /// headers.insert("x-forwarded-for", "8.8.8.8, 203.0.113.7".parse().unwrap());
 /// // From the proxy: the right-most address that is not a trusted proxy.
-/// assert_eq!(trusted.client("10.1.2.3".parse().unwrap(), &headers).to_string(), "203.0.113.7");
+/// assert_eq!(trusted.client("10.1.2.3".parse().unwrap(), &headers).unwrap().to_string(), "203.0.113.7");
 /// // From anyone else: the peer itself, whatever the headers say.
-/// assert_eq!(trusted.client("192.0.2.1".parse().unwrap(), &headers).to_string(), "192.0.2.1");
+/// assert_eq!(trusted.client("192.0.2.1".parse().unwrap(), &headers).unwrap().to_string(), "192.0.2.1");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustedProxies {
     ranges: Vec<IpNet>,
+    header: ForwardingHeader,
 }
 
 /// Why a `--trust-proxy` list was refused.
@@ -66,7 +110,10 @@ impl FromStr for TrustedProxies {
                 ranges.push(IpNet::from(address.to_canonical()));
             }
         }
-        Ok(TrustedProxies { ranges })
+        Ok(TrustedProxies {
+            ranges,
+            header: ForwardingHeader::default(),
+        })
     }
 }
 
@@ -77,6 +124,12 @@ impl TrustedProxies {
     /// Trust nobody: the peer is always the client.
     pub fn none() -> Self {
         TrustedProxies::default()
+    }
+
+    /// The same ranges, reading `header` (`X-Forwarded-For` unless told).
+    pub fn reading(mut self, header: ForwardingHeader) -> Self {
+        self.header = header;
+        self
     }
 
     /// Whether any range is trusted.
@@ -96,50 +149,49 @@ impl TrustedProxies {
     }
 
     /// The client's address for a request from `peer` with `headers`: `peer` unless it is a
-    /// trusted proxy; then the right-most address of the forwarding header that is not itself
-    /// a trusted proxy (the left-most when all are). `peer` again when the header is missing,
-    /// when an entry does not name an address (`unknown`, an obfuscated name, garbage), or when
-    /// both `Forwarded` and `X-Forwarded-For` are sent: which of the two the proxy wrote is not
-    /// known here, and the client may have written the other.
-    pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+    /// trusted proxy (or sent no forwarding header); then the right-most address of the header
+    /// that is not itself a trusted proxy, or [`Unknown`] when an entry on the way names no
+    /// address or every one is trusted. Only [the chosen header](Self::reading) is read.
+    pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> Result<IpAddr, Unknown> {
         let peer = peer.to_canonical();
         if !self.trusts(peer) {
-            return peer;
+            return Ok(peer);
         }
-        let chain = match (
-            headers.contains_key(http::header::FORWARDED),
-            headers.contains_key("x-forwarded-for"),
-        ) {
-            (true, false) => chain(headers, http::header::FORWARDED.as_str(), forwarded_node),
-            (false, true) => chain(headers, "x-forwarded-for", x_forwarded_for_entry),
-            _ => None,
+        let header = self.header.name();
+        let parse = match self.header {
+            ForwardingHeader::XForwardedFor => x_forwarded_for_entry,
+            ForwardingHeader::Forwarded => forwarded_node,
         };
-        let Some(chain) = chain else {
-            return peer;
-        };
-        chain
-            .iter()
-            .rev()
-            .find(|address| !self.trusts(**address))
-            .or(chain.first())
-            .copied()
-            .unwrap_or(peer)
+        let entries = entries(headers, header);
+        if entries.is_empty() {
+            return Ok(peer);
+        }
+        for entry in entries.iter().rev() {
+            let Some(address) = parse(entry) else {
+                return Err(Unknown::Unreadable {
+                    header,
+                    entry: (*entry).to_owned(),
+                });
+            };
+            if !self.trusts(address) {
+                return Ok(address.to_canonical());
+            }
+        }
+        Err(Unknown::AllTrusted { header })
     }
 }
 
-/// Every address of every `name` header line, in order, or `None` if any entry is not one.
-fn chain(
-    headers: &HeaderMap,
-    name: &str,
-    entry: fn(&str) -> Option<IpAddr>,
-) -> Option<Vec<IpAddr>> {
-    let mut addresses = Vec::new();
-    for line in headers.get_all(name) {
-        for item in line.to_str().ok()?.split(',') {
-            addresses.push(entry(item.trim())?);
-        }
-    }
-    Some(addresses)
+/// Every entry of every `name` header line, in order (a line that is not text is one
+/// unreadable entry).
+fn entries<'a>(headers: &'a HeaderMap, name: &str) -> Vec<&'a str> {
+    headers
+        .get_all(name)
+        .iter()
+        .flat_map(|line| match line.to_str() {
+            Ok(text) => text.split(',').map(str::trim).collect::<Vec<_>>(),
+            Err(_) => vec!["(not text)"],
+        })
+        .collect()
 }
 
 /// An `X-Forwarded-For` entry: an address, with a port (`203.0.113.7:51234`,
@@ -199,11 +251,16 @@ fn is_port(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::TrustedProxies;
+    use super::{ForwardingHeader, TrustedProxies};
     use http::HeaderMap;
     use std::net::IpAddr;
 
-    fn client(trusted: &str, peer: &str, headers: &[(&str, &str)]) -> String {
+    fn client_with(
+        trusted: &str,
+        header: ForwardingHeader,
+        peer: &str,
+        headers: &[(&str, &str)],
+    ) -> String {
         let trusted: TrustedProxies = if trusted.is_empty() {
             TrustedProxies::none()
         } else {
@@ -217,7 +274,14 @@ mod tests {
             );
         }
         let peer: IpAddr = peer.parse().expect("peer");
-        trusted.client(peer, &map).to_string()
+        match trusted.reading(header).client(peer, &map) {
+            Ok(address) => address.to_string(),
+            Err(_) => "unknown".to_owned(),
+        }
+    }
+
+    fn client(trusted: &str, peer: &str, headers: &[(&str, &str)]) -> String {
+        client_with(trusted, ForwardingHeader::XForwardedFor, peer, headers)
     }
 
     #[test]
@@ -227,17 +291,12 @@ mod tests {
         assert_eq!(xff("8.8.8.8, [2001:db8::1]"), "2001:db8::1");
         assert_eq!(xff("8.8.8.8, [2001:db8::1]:443"), "2001:db8::1");
         assert_eq!(xff("8.8.8.8, 2001:db8::1"), "2001:db8::1");
-        // An entry naming no address: the header is ignored, the peer used.
-        assert_eq!(xff("8.8.8.8, unknown"), "10.0.0.2");
-        assert_eq!(xff("8.8.8.8, 203.0.113.7:99999999"), "10.0.0.2");
-        assert_eq!(xff("8.8.8.8,, 203.0.113.7"), "10.0.0.2");
-        assert_eq!(xff("8.8.8.8, 010.0.0.1"), "10.0.0.2");
-        assert_eq!(xff("8.8.8.8, [2001:db8::1"), "10.0.0.2");
-        assert_eq!(xff("8.8.8.8, 1.2.3.4:80:80"), "10.0.0.2");
         // Trusted hops are skipped from the right; the client is the first untrusted.
         assert_eq!(xff("8.8.8.8, 203.0.113.7, 10.9.9.9"), "203.0.113.7");
-        // All trusted: the left-most.
-        assert_eq!(xff("10.1.1.1, 10.2.2.2"), "10.1.1.1");
+        // What the client wrote left of its own address is never read, garbage or not.
+        assert_eq!(xff("unknown, 203.0.113.7"), "203.0.113.7");
+        assert_eq!(xff("8.8.8.8,, 203.0.113.7"), "203.0.113.7");
+        assert_eq!(xff("<script>, 010.0.0.1, 203.0.113.7"), "203.0.113.7");
         // Header lines are read in order, as one list.
         assert_eq!(
             client(
@@ -250,6 +309,27 @@ mod tests {
             ),
             "203.0.113.7"
         );
+    }
+
+    #[test]
+    fn an_entry_naming_no_address_or_an_all_trusted_chain_leaves_the_client_unknown() {
+        let xff = |value| client("10.0.0.0/8", "10.0.0.2", &[("x-forwarded-for", value)]);
+        for unreadable in [
+            "8.8.8.8, unknown",
+            "8.8.8.8, 203.0.113.7:99999999",
+            "8.8.8.8, 010.0.0.1",
+            "8.8.8.8, [2001:db8::1",
+            "8.8.8.8, 1.2.3.4:80:80",
+            "8.8.8.8, ",
+        ] {
+            assert_eq!(xff(unreadable), "unknown", "{unreadable}");
+        }
+        // Every address a proxy of ours: a client inside a trusted range could have written the
+        // left-most one, so none is the client's.
+        assert_eq!(xff("10.1.1.1, 10.2.2.2"), "unknown");
+        assert_eq!(xff("10.1.1.1"), "unknown");
+        // A trusted proxy that forwards nothing is its own client (a health check).
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &[]), "10.0.0.2");
     }
 
     #[test]
@@ -282,7 +362,14 @@ mod tests {
 
     #[test]
     fn forwarded_is_read_as_rfc_7239_writes_it() {
-        let fwd = |value| client("loopback", "127.0.0.1", &[("forwarded", value)]);
+        let fwd = |value| {
+            client_with(
+                "loopback",
+                ForwardingHeader::Forwarded,
+                "127.0.0.1",
+                &[("forwarded", value)],
+            )
+        };
         assert_eq!(
             fwd("for=8.8.8.8, for=203.0.113.7;proto=https"),
             "203.0.113.7"
@@ -295,20 +382,31 @@ mod tests {
             fwd("for=8.8.8.8, for=\"203.0.113.7:8080\";by=10.0.0.1"),
             "203.0.113.7"
         );
-        assert_eq!(fwd("for=8.8.8.8, for=unknown"), "127.0.0.1");
-        assert_eq!(fwd("for=8.8.8.8, for=_hidden"), "127.0.0.1");
-        assert_eq!(fwd("for=8.8.8.8, proto=https"), "127.0.0.1");
-        assert_eq!(fwd("for=8.8.8.8, for=\"203.0.113.7"), "127.0.0.1");
-        // Both headers: which one the proxy wrote is unknown; the peer.
+        for unreadable in [
+            "for=8.8.8.8, for=unknown",
+            "for=8.8.8.8, for=_hidden",
+            "for=8.8.8.8, proto=https",
+            "for=8.8.8.8, for=\"203.0.113.7",
+        ] {
+            assert_eq!(fwd(unreadable), "unknown", "{unreadable}");
+        }
+    }
+
+    #[test]
+    fn only_the_header_the_proxy_writes_is_read() {
+        let both = [
+            ("forwarded", "for=8.8.8.8"),
+            ("x-forwarded-for", "203.0.113.7"),
+        ];
+        // The client sent `Forwarded`; nginx appended to `X-Forwarded-For`.
+        assert_eq!(client("loopback", "127.0.0.1", &both), "203.0.113.7");
         assert_eq!(
-            client(
-                "loopback",
-                "127.0.0.1",
-                &[
-                    ("forwarded", "for=8.8.8.8"),
-                    ("x-forwarded-for", "203.0.113.7")
-                ]
-            ),
+            client_with("loopback", ForwardingHeader::Forwarded, "127.0.0.1", &both),
+            "8.8.8.8"
+        );
+        // The client's own `Forwarded`, with nothing from the proxy: the proxy forwarded none.
+        assert_eq!(
+            client("loopback", "127.0.0.1", &[("forwarded", "for=8.8.8.8")]),
             "127.0.0.1"
         );
     }

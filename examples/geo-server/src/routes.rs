@@ -17,13 +17,13 @@ use maxminddb::MaxMindDbError;
 use crate::address::{self, AddressError};
 use crate::answer::Language;
 use crate::caching::{self, GeoCaching, GeoTag, NO_CACHE, PRIVATE_NO_STORE};
-use crate::connection::Slots;
 use crate::count::CountLayer;
 use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
 use crate::front::AppBody;
 use crate::metrics::Metrics;
 use crate::proxy::TrustedProxies;
+use crate::slots::Slots;
 
 /// The single-page app: stored gzip-compressed, with brotli and zstd variants made at build time;
 /// each browser gets the smallest it accepts, as stored.
@@ -43,12 +43,12 @@ pub struct AppState {
     pub db: Arc<GeoDb>,
     /// Request counters.
     pub metrics: Arc<Metrics>,
-    /// The proxies whose `X-Forwarded-For` or `Forwarded` `/geo/me` believes (none by default).
+    /// The proxies whose forwarding header `/geo/me` believes (none by default).
     pub trusted_proxies: TrustedProxies,
     /// How long caches may keep `/geo/<ip>` answers.
     pub geo_caching: GeoCaching,
-    /// Whether the public listener answers `/metrics` (it does not when an admin listener
-    /// serves it, nor when it listens on a public address).
+    /// Whether the public listener answers `/metrics`: off unless asked for
+    /// (`--public-metrics`); `--admin-addr` serves it on a listener of its own.
     pub metrics_public: bool,
     /// The open connections and their cap, counted by the server, shown by `/metrics`.
     pub connections: Arc<Slots>,
@@ -62,7 +62,7 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             trusted_proxies: TrustedProxies::none(),
             geo_caching: GeoCaching::default(),
-            metrics_public: true,
+            metrics_public: false,
             connections: Slots::new(usize::MAX),
         }
     }
@@ -256,7 +256,7 @@ fn me(state: &AppState, request: &Request) -> Result<Response, AppError> {
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(peer)| peer.ip())
         .ok_or_else(|| AppError::Internal("no peer address on the connection".to_owned()))?;
-    let ip = state.trusted_proxies.client(peer, request.headers());
+    let ip = state.trusted_proxies.client(peer, request.headers())?;
     match lookup(&state.db.snapshot(), ip, language) {
         Ok(json) => Ok((
             [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],

@@ -1,6 +1,6 @@
-//! Accepting connections: a cap on how many are open, a deadline for every phase of each
-//! (connection.rs), `TCP_NODELAY`, a request timeout, and a graceful shutdown in which requests
-//! in flight finish.
+//! Accepting connections: a fair cap on how many are open (slots.rs), a deadline for every
+//! phase of each (connection.rs), HTTP/1 and HTTP/2 limits set on purpose, `TCP_NODELAY`, a
+//! request timeout, and a graceful shutdown in which requests in flight finish.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -15,8 +15,10 @@ use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::connection::{self, Activity, Deadlines, Slots, Tracked, Watched};
+use crate::connection::{self, Activity, Deadlines};
+use crate::delivery::{HTTP2_FRAME, Tracked, Watched};
 use crate::front::App;
+use crate::slots::{Refused, Slot, Slots};
 
 /// Limits of the connection handling.
 #[derive(Debug, Clone, Copy)]
@@ -97,17 +99,7 @@ where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        .keep_alive(true);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(limits.h2_ping_interval)
-        .keep_alive_timeout(limits.h2_ping_timeout);
+    let builder = protocol_builder(&limits);
     let deadlines = Deadlines {
         first_request: limits.header_read_timeout,
         idle: limits.idle_timeout,
@@ -127,9 +119,13 @@ where
             },
             () = &mut shutdown => break,
         };
-        let Some(slot) = slots.take() else {
-            refuse(&stream, peer);
-            continue;
+        let activity = Activity::new();
+        let slot = match slots.take(peer.ip(), &activity) {
+            Ok(slot) => slot,
+            Err(reason) => {
+                refuse(&stream, peer, reason);
+                continue;
+            }
         };
         // Small responses must not wait for delayed ACKs (BENCHMARKS.md, "HTTP under load").
         if let Err(error) = stream.set_nodelay(true) {
@@ -142,6 +138,7 @@ where
             slots: Arc::clone(&slots),
             deadlines,
             peer,
+            activity,
         };
         if limits.zero_copy {
             tokio::spawn(connection.serve(bindery::zerocopy::ZeroCopyStream::new(stream), slot));
@@ -166,12 +163,13 @@ struct Connection<H> {
     slots: Arc<Slots>,
     deadlines: Deadlines,
     peer: SocketAddr,
+    activity: Arc<Activity>,
 }
 
 impl<H> Connection<H> {
     /// Serves the connection on `io` until it ends or outlives a deadline; `slot` is given back
     /// when it does.
-    async fn serve<I, F, B>(self, io: I, slot: connection::Slot)
+    async fn serve<I, F, B>(self, io: I, slot: Slot)
     where
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
         H: Fn(hyper::Request<Incoming>, SocketAddr) -> F + Clone + Send + Sync + 'static,
@@ -187,15 +185,19 @@ impl<H> Connection<H> {
             slots,
             deadlines,
             peer,
+            activity,
         } = self;
-        let activity = Activity::new();
         let tracker = Arc::clone(&activity);
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let in_flight = tracker.request_started();
+            let is_http2 = request.version() == http::Version::HTTP_2;
+            let in_flight = tracker.request_started(is_http2);
             let response = handler(request, peer);
             async move {
                 let response = response.await?;
-                Ok::<_, Infallible>(response.map(|body| Tracked::new(body, in_flight)))
+                // HTTP/2 frames are cut small so that each stream's progress shows; HTTP/1
+                // writes whole frames and its socket's bytes show progress.
+                let frame = is_http2.then_some(HTTP2_FRAME);
+                Ok::<_, Infallible>(response.map(|body| Tracked::new(body, in_flight, frame)))
             }
         });
         let io = TokioIo::new(Watched::new(io, Arc::clone(&activity)));
@@ -208,18 +210,68 @@ impl<H> Connection<H> {
             ended = connection => if let Err(error) = ended {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             },
-            reason = connection::watchdog(activity, deadlines) => {
+            reason = connection::watchdog(Arc::clone(&activity), deadlines) => {
                 slots.record_expired(reason);
                 tracing::debug!(%peer, reason = reason.as_str(), "connection closed at its deadline");
+            }
+            () = activity.evicted() => {
+                tracing::debug!(%peer, "idle connection closed to make room for a new one");
             }
         }
     }
 }
 
+/// The HTTP/1 and HTTP/2 settings, chosen for an API of small GET answers and bounded memory
+/// per connection (SECURITY.md lists each with what it bounds).
+fn protocol_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        // The watchdog keeps the header deadline (hyper's would also end keep-alive early).
+        .header_read_timeout(None)
+        // Read buffer at most this (a longer head is refused with 431), and a write buffer
+        // that hyper flushes before it takes the next frame of a larger body.
+        .max_buf_size(HTTP1_BUFFER)
+        .keep_alive(true);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(limits.h2_ping_interval)
+        .keep_alive_timeout(limits.h2_ping_timeout)
+        .max_concurrent_streams(HTTP2_MAX_STREAMS)
+        .max_header_list_size(HTTP2_MAX_HEADER_LIST)
+        .max_send_buf_size(HTTP2_SEND_BUFFER)
+        // The API reads no request bodies: the windows bound what a client can push unread.
+        .initial_stream_window_size(HTTP2_STREAM_WINDOW)
+        .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+        .max_pending_accept_reset_streams(HTTP2_MAX_PENDING_RESETS)
+        .max_local_error_reset_streams(HTTP2_MAX_LOCAL_RESETS);
+    builder
+}
+
+/// HTTP/1's read buffer limit (request heads longer get 431) and write buffer size: 16 KiB.
+pub const HTTP1_BUFFER: usize = 16 * 1024;
+/// HTTP/2 streams open at once per connection.
+pub const HTTP2_MAX_STREAMS: u32 = 64;
+/// The longest HTTP/2 header list accepted (decoded), as HTTP/1's buffer.
+pub const HTTP2_MAX_HEADER_LIST: u32 = 16 * 1024;
+/// Bytes hyper queues ahead of the socket per HTTP/2 stream (references to the answer's bytes;
+/// no copies).
+pub const HTTP2_SEND_BUFFER: usize = 256 * 1024;
+/// What a client may send on one HTTP/2 stream before it is read: 64 KiB.
+pub const HTTP2_STREAM_WINDOW: u32 = 64 * 1024;
+/// What a client may send on one HTTP/2 connection before it is read: 128 KiB.
+pub const HTTP2_CONNECTION_WINDOW: u32 = 128 * 1024;
+/// Streams a client may open and reset before they are answered (rapid reset, CVE-2023-44487).
+pub const HTTP2_MAX_PENDING_RESETS: usize = 20;
+/// Streams the server may reset for a client's errors before the connection is closed.
+pub const HTTP2_MAX_LOCAL_RESETS: usize = 1024;
+
 /// Refuses a connection over the cap: one non-blocking write of [`REFUSAL`], then close.
-fn refuse(stream: &TcpStream, peer: SocketAddr) {
+fn refuse(stream: &TcpStream, peer: SocketAddr, reason: Refused) {
     let _ = stream.try_write(REFUSAL);
-    tracing::debug!(%peer, "connection refused: the connection cap is reached");
+    tracing::debug!(%peer, ?reason, "connection refused: no idle connection to make room");
 }
 
 /// Completes on SIGINT or SIGTERM.
@@ -249,10 +301,16 @@ pub async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
 /// blocking pool's files, a refused connection's brief descriptor.
 pub const RESERVED_DESCRIPTORS: u64 = 64;
 
-/// The default connection cap when none is given (each open connection costs a task, hyper's
-/// buffers and kernel socket buffers, some tens of KiB), never more than the descriptors left
-/// after [`RESERVED_DESCRIPTORS`].
+/// The default connection cap when none is given, never more than the descriptors left after
+/// [`RESERVED_DESCRIPTORS`] nor than half the memory over [`WORST_CASE_CONNECTION_BYTES`].
 pub const MAX_DEFAULT_CONNECTIONS: u64 = 16_384;
+
+/// What one connection can make the server hold at most, by the limits above: HTTP/2's receive
+/// windows (128 KiB a connection), a header block being decoded (16 KiB) and its HPACK table,
+/// h2's frame buffers, 64 streams' state and answer heads; HTTP/1's read and write buffers
+/// (16 KiB each) are less. Answer bodies are references to embedded or cached bytes, or counted
+/// by `ServeCatalog`'s byte budget. Kernel socket buffers are not counted (SECURITY.md).
+pub const WORST_CASE_CONNECTION_BYTES: u64 = 384 * 1024;
 
 /// Raises the soft limit on open files to the hard limit (the usual 1024 would cap the server
 /// at about a thousand clients) and returns the limit now in force.
@@ -268,17 +326,90 @@ pub fn raise_descriptor_limit() -> std::io::Result<u64> {
     Ok(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
 }
 
-/// The connection cap for a descriptor limit: `requested`, when it fits within it, or the
-/// default of [`MAX_DEFAULT_CONNECTIONS`] bounded by the limit.
+/// The memory this process may use: the smallest of its cgroup's limits (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`, the groups above included) and the machine's memory; `None` where
+/// none can be read.
+pub fn memory_limit() -> Option<u64> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let physical = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|meminfo| physical_memory(&meminfo));
+    cgroup_limits(&cgroups, &|path| std::fs::read_to_string(path).ok())
+        .into_iter()
+        .chain(physical)
+        .min()
+}
+
+/// `MemTotal` of `/proc/meminfo`, in bytes.
+fn physical_memory(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
+    let kilobytes: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kilobytes.checked_mul(1024)
+}
+
+/// The memory limits of the groups named by `/proc/self/cgroup` and of every group above them,
+/// read with `read` (v2 under `/sys/fs/cgroup` or `/sys/fs/cgroup/unified`, v1 under
+/// `/sys/fs/cgroup/memory`); "max" and v1's huge "no limit" numbers are no limit.
+fn cgroup_limits(cgroups: &str, read: &dyn Fn(&str) -> Option<String>) -> Vec<u64> {
+    let mut limits = Vec::new();
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let files: &[&str] = match controllers {
+            "" => &[
+                "/sys/fs/cgroup{}/memory.max",
+                "/sys/fs/cgroup/unified{}/memory.max",
+            ],
+            list if list.split(',').any(|name| name == "memory") => {
+                &["/sys/fs/cgroup/memory{}/memory.limit_in_bytes"]
+            }
+            _ => continue,
+        };
+        let mut group = path.trim_end_matches('/').to_owned();
+        loop {
+            for file in files {
+                let limit = read(&file.replace("{}", &group))
+                    .and_then(|text| text.trim().parse::<u64>().ok())
+                    .filter(|limit| *limit < (1 << 60));
+                limits.extend(limit);
+            }
+            match group.rfind('/') {
+                Some(parent) => group.truncate(parent),
+                None => break,
+            }
+        }
+    }
+    limits
+}
+
+/// The connection cap for a descriptor limit and a memory limit: `requested`, when it fits the
+/// descriptors, or the default: [`MAX_DEFAULT_CONNECTIONS`] bounded by the descriptors and by
+/// half the memory over [`WORST_CASE_CONNECTION_BYTES`] (the rest is the database's, the
+/// caches' and the answers').
 ///
 /// ```
 /// use geo_server::server::connection_cap;
-/// assert_eq!(connection_cap(None, 1024), Ok(960));
-/// assert_eq!(connection_cap(None, 1 << 20), Ok(16_384));
-/// assert_eq!(connection_cap(Some(100), 1024), Ok(100));
-/// assert!(connection_cap(Some(5000), 1024).is_err());
+/// assert_eq!(connection_cap(None, 1024, None), Ok(960));
+/// assert_eq!(connection_cap(None, 1 << 20, None), Ok(16_384));
+/// assert_eq!(connection_cap(None, 1 << 20, Some(512 << 20)), Ok(682), "512 MiB");
+/// assert_eq!(connection_cap(Some(100), 1024, Some(512 << 20)), Ok(100));
+/// assert!(connection_cap(Some(5000), 1024, None).is_err());
 /// ```
-pub fn connection_cap(requested: Option<u64>, descriptor_limit: u64) -> Result<usize, String> {
+pub fn connection_cap(
+    requested: Option<u64>,
+    descriptor_limit: u64,
+    memory_limit: Option<u64>,
+) -> Result<usize, String> {
     let available = descriptor_limit.saturating_sub(RESERVED_DESCRIPTORS);
     let cap = match requested {
         Some(0) => return Err("--max-connections must be at least 1".to_owned()),
@@ -290,7 +421,39 @@ pub fn connection_cap(requested: Option<u64>, descriptor_limit: u64) -> Result<u
             ));
         }
         Some(requested) => requested,
-        None => available.clamp(1, MAX_DEFAULT_CONNECTIONS),
+        None => {
+            let by_memory =
+                memory_limit.map_or(u64::MAX, |memory| memory / 2 / WORST_CASE_CONNECTION_BYTES);
+            available.min(by_memory).clamp(1, MAX_DEFAULT_CONNECTIONS)
+        }
     };
     Ok(usize::try_from(cap).unwrap_or(usize::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cgroup_limits, physical_memory};
+
+    #[test]
+    fn memory_limits_come_from_every_cgroup_version_and_the_groups_above() {
+        let files = |path: &str| {
+            match path {
+                "/sys/fs/cgroup/memory/a/b/memory.limit_in_bytes" => Some("9223372036854771712\n"),
+                "/sys/fs/cgroup/memory/a/memory.limit_in_bytes" => Some("1073741824\n"),
+                "/sys/fs/cgroup/unified/svc/memory.max" => Some("max\n"),
+                "/sys/fs/cgroup/memory.max" => Some("536870912\n"),
+                _ => None,
+            }
+            .map(str::to_owned)
+        };
+        assert_eq!(
+            cgroup_limits("4:memory:/a/b\n0::/svc\n2:cpu:/x\n", &files),
+            [1 << 30, 512 << 20]
+        );
+        assert_eq!(cgroup_limits("4:memory:/\n", &files), Vec::<u64>::new());
+        assert_eq!(
+            physical_memory("MemTotal:       24562100 kB\nMemFree: 1 kB\n"),
+            Some(24_562_100 * 1024)
+        );
+    }
 }

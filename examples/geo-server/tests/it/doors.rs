@@ -14,7 +14,10 @@ use tower::ServiceExt;
 type Case = (Method, String, Vec<(&'static str, String)>);
 
 fn state() -> AppState {
-    AppState::new(geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").expect("sample"))
+    let mut state =
+        AppState::new(geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").expect("sample"));
+    state.metrics_public = true;
+    state
 }
 
 fn request((method, uri, headers): &Case) -> Request<Body> {

@@ -1,9 +1,12 @@
 //! The built server against hostile clients, through real sockets: connections that send a byte
-//! (or an HTTP/2 preface) and wait, idle keep-alive connections, a flood past the connection
-//! cap, forwarding headers from untrusted peers.
+//! (or an HTTP/2 preface) and wait, idle keep-alive connections, HTTP/2 streams held at window
+//! 0 (a raw client: frames by hand), one client holding every slot, forwarding headers from
+//! untrusted peers and garbage from trusted ones.
 
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use bindery_test_support::raw_h2::{INITIAL_WINDOW_SIZE, RawH2};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -15,6 +18,27 @@ const SETTINGS: &[u8] = &[0, 0, 0, 4, 0, 0, 0, 0, 0];
 
 fn address(server: &Server) -> String {
     server.base.trim_start_matches("http://").to_owned()
+}
+
+fn socket_address(server: &Server) -> SocketAddr {
+    address(server).parse().expect("a socket address")
+}
+
+/// A connection from another loopback address: another client to the connection cap.
+async fn connect_from(address: &str, local: &str) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(format!("{local}:0").parse().expect("local address"))
+        .expect("bind");
+    socket
+        .connect(address.parse().expect("address"))
+        .await
+        .expect("connect")
+}
+
+/// The server's `/metrics` (it must run with `--public-metrics`), over a connection of its own.
+fn metrics_of(server: &Server) -> String {
+    bindery_test_support::raw_request(socket_address(server), "GET", "/metrics", &[]).text()
 }
 
 /// Reads until the server closes the connection (EOF or reset); how long that took, or `None`
@@ -65,7 +89,13 @@ async fn request(stream: &mut TcpStream, path: &str) -> u16 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_byte_or_a_preface_then_silence_is_closed_at_the_header_deadline() {
-    let server = start(&["--header-read-timeout", "2", "--idle-timeout", "30"]);
+    let server = start(&[
+        "--header-read-timeout",
+        "2",
+        "--idle-timeout",
+        "30",
+        "--public-metrics",
+    ]);
     let address = address(&server);
     let openings: [&[&[u8]]; 4] = [&[b"P"], &[b"G"], &[PREFACE], &[PREFACE, SETTINGS]];
     let mut clients = Vec::new();
@@ -105,19 +135,13 @@ async fn a_byte_or_a_preface_then_silence_is_closed_at_the_header_deadline() {
             "opening {kind}: closed only after {longest:?} (deadline 2 s)"
         );
     }
-    let metrics = reqwest::get(format!("{}/metrics", server.base))
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let metrics = metrics_of(&server);
     let expired = metric(
         &metrics,
         "geo_connections_expired_total{phase=\"first_request\"}",
     );
-    // hyper's own header timer may close an HTTP/1 one (`G`) first; the rest are the watchdog's.
     assert!(
-        expired >= 150.0,
+        expired >= 200.0,
         "{expired} closed by the watchdog\n{metrics}"
     );
 }
@@ -131,20 +155,39 @@ fn metric(exposition: &str, name: &str) -> f64 {
 }
 
 #[tokio::test]
-async fn idle_keep_alive_connections_are_closed_http1_and_http2() {
-    let server = start(&["--header-read-timeout", "5", "--idle-timeout", "2"]);
+async fn keep_alive_lasts_the_idle_deadline_and_a_begun_head_the_header_deadline() {
+    let server = start(&["--header-read-timeout", "1", "--idle-timeout", "3"]);
     let address = address(&server);
 
-    let mut http1 = TcpStream::connect(&address).await.expect("connect");
-    assert_eq!(request(&mut http1, "/healthz").await, 200);
-    let idle = until_closed(&mut http1, Duration::from_secs(10))
+    let mut idle = TcpStream::connect(&address).await.expect("connect");
+    assert_eq!(request(&mut idle, "/healthz").await, 200);
+    let lived = until_closed(&mut idle, Duration::from_secs(10))
         .await
         .expect("HTTP/1 keep-alive closed");
     assert!(
-        idle >= Duration::from_millis(1500) && idle < Duration::from_secs(4),
-        "{idle:?} for an idle deadline of 2 s"
+        lived >= Duration::from_millis(2500) && lived < Duration::from_secs(5),
+        "{lived:?} for an idle deadline of 3 s (the header deadline is 1 s)"
     );
 
+    let mut dribbling = TcpStream::connect(&address).await.expect("connect");
+    assert_eq!(request(&mut dribbling, "/healthz").await, 200);
+    dribbling
+        .write_all(b"GET /healthz HTTP/1.1\r\n")
+        .await
+        .expect("write");
+    let lived = until_closed(&mut dribbling, Duration::from_secs(10))
+        .await
+        .expect("closed");
+    assert!(
+        lived >= Duration::from_millis(800) && lived < Duration::from_millis(2500),
+        "{lived:?}: a begun head has the header deadline of 1 s"
+    );
+}
+
+#[tokio::test]
+async fn idle_http2_connections_are_closed_pings_or_not() {
+    let server = start(&["--header-read-timeout", "5", "--idle-timeout", "2"]);
+    let address = address(&server);
     // HTTP/2 with prior knowledge: one request, then nothing but the pings.
     let tcp = TcpStream::connect(&address).await.expect("connect");
     let (mut client, connection) = h2::client::handshake(tcp).await.expect("h2 handshake");
@@ -170,103 +213,209 @@ async fn idle_keep_alive_connections_are_closed_http1_and_http2() {
     assert!(lived < Duration::from_secs(6), "{lived:?}");
 }
 
-#[tokio::test]
-async fn beyond_the_cap_new_connections_are_refused_and_open_ones_served() {
-    let server = start(&["--max-connections", "5", "--header-read-timeout", "30"]);
-    let address = address(&server);
-    let mut served = TcpStream::connect(&address).await.expect("connect");
-    assert_eq!(request(&mut served, "/healthz").await, 200);
-    let mut idle = Vec::new();
-    for _ in 0..4 {
-        idle.push(TcpStream::connect(&address).await.expect("connect"));
-    }
-    // The server takes a slot at accept: give it the time to accept all five.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-
-    let mut refused = TcpStream::connect(&address)
-        .await
-        .expect("the kernel accepts");
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), refused.read_to_end(&mut answer))
-        .await
-        .expect("refused at once");
-    let answer = String::from_utf8_lossy(&answer);
-    assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
-    assert!(answer.contains("retry-after: 1"), "{answer:?}");
-
-    // The open connection is still served.
-    assert_eq!(request(&mut served, "/geo/81.2.69.160").await, 200);
-    let metrics_refused = {
-        let head = "GET /metrics HTTP/1.1\r\nhost: test\r\n\r\n";
-        served.write_all(head.as_bytes()).await.expect("write");
-        let mut text = String::new();
-        let mut buffer = [0u8; 65536];
-        while !text.contains("geo_connections_expired_total{phase=\"stalled\"}") {
-            let read = served.read(&mut buffer).await.expect("read");
-            assert!(read > 0);
-            text.push_str(&String::from_utf8_lossy(&buffer[..read]));
+#[test]
+fn http2_streams_held_at_window_0_close_their_connection_and_free_their_memory() {
+    let server = start(&[
+        "--idle-timeout",
+        "2",
+        "--header-read-timeout",
+        "5",
+        "--public-metrics",
+    ]);
+    let address = socket_address(&server);
+    let heap = || metric(&metrics_of(&server), "geo_heap_in_use_bytes");
+    let baseline = heap();
+    let attackers: Vec<RawH2> = (0..10)
+        .map(|_| RawH2::connect(address, &[(INITIAL_WINDOW_SIZE, 0)]))
+        .collect();
+    for attacker in &attackers {
+        for _ in 0..62 {
+            attacker.request("GET", "/world.svg", &[("range", "bytes=0-0,2-")]);
         }
-        metric(&text, "geo_connections_refused_total")
-    };
-    assert!(metrics_refused >= 1.0);
-
-    // Slots come back when connections close.
-    drop(idle);
-    let deadline = Instant::now() + Duration::from_secs(5);
+    }
+    // A HEAD (no body, so no window needed) every half second on every connection: each is
+    // answered, and none renews the held streams' deadline.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(6)
+        && attackers
+            .iter()
+            .any(|attacker| attacker.received().closed_after.is_none())
+    {
+        for attacker in &attackers {
+            attacker.request("HEAD", "/healthz", &[]);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    for attacker in &attackers {
+        let closed = attacker
+            .wait_closed(Duration::from_secs(5))
+            .expect("the connection is closed");
+        assert!(
+            closed >= Duration::from_millis(1800) && closed < Duration::from_secs(5),
+            "closed after {closed:?} for an idle deadline of 2 s"
+        );
+        let received = attacker.received();
+        assert!(received.answered.len() > 62, "the HEADs were answered");
+        assert!(received.data.is_empty(), "window 0: no DATA");
+    }
+    let metrics = metrics_of(&server);
+    assert!(
+        metric(&metrics, "geo_connections_expired_total{phase=\"stalled\"}") >= 10.0,
+        "{metrics}"
+    );
+    // Everything the held streams took is freed once their connections close.
+    let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        let mut again = TcpStream::connect(&address).await.expect("connect");
-        let head = "GET /healthz HTTP/1.1\r\nhost: test\r\nconnection: close\r\n\r\n";
-        again.write_all(head.as_bytes()).await.expect("write");
-        let mut answer = Vec::new();
-        let _ = again.read_to_end(&mut answer).await;
-        if answer.starts_with(b"HTTP/1.1 200") {
+        let now = heap();
+        if now <= baseline + 1024.0 * 1024.0 {
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "still refused after the idle ones closed"
+            "heap {now} bytes, {baseline} before the attack"
         );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test]
+async fn one_client_holding_every_slot_with_keep_alive_does_not_lock_out_another() {
+    let server = start(&[
+        "--max-connections",
+        "20",
+        "--idle-timeout",
+        "30",
+        "--public-metrics",
+    ]);
+    let address = address(&server);
+    // The hog: 20 keep-alive connections from 127.0.0.1, each sending a HEAD now and then.
+    let mut hog = Vec::new();
+    for _ in 0..20 {
+        let mut stream = TcpStream::connect(&address).await.expect("connect");
+        assert_eq!(request(&mut stream, "/healthz").await, 200);
+        hog.push(stream);
+    }
+    let mut others = Vec::new();
+    for round in 0..5 {
+        // The other client, from 127.0.0.2, is served every time, its connections kept.
+        let mut other = connect_from(&address, "127.0.0.2").await;
+        assert_eq!(
+            request(&mut other, "/geo/81.2.69.160").await,
+            200,
+            "round {round}"
+        );
+        others.push(other);
+        for stream in &mut hog {
+            let head = "HEAD /healthz HTTP/1.1\r\nhost: test\r\n\r\n";
+            let _ = stream.write_all(head.as_bytes()).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let metrics = metrics_of(&server);
+    assert!(
+        metric(&metrics, "geo_connections_evicted_total") >= 5.0,
+        "{metrics}"
+    );
+    assert_eq!(
+        metric(&metrics, "geo_connections_refused_total{limit=\"cap\"}"),
+        0.0
+    );
+}
+
+#[test]
+fn at_the_cap_with_nothing_idle_new_connections_are_refused_and_open_ones_served() {
+    let server = start(&[
+        "--max-connections",
+        "5",
+        "--idle-timeout",
+        "30",
+        "--public-metrics",
+    ]);
+    let address = socket_address(&server);
+    // Five connections, each with a request in flight (an answer held at window 0).
+    let busy: Vec<RawH2> = (0..5)
+        .map(|_| {
+            let connection = RawH2::connect(address, &[(INITIAL_WINDOW_SIZE, 0)]);
+            connection.request("GET", "/world.svg", &[]);
+            connection
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let refused = bindery_test_support::raw_request(address, "GET", "/healthz", &[]);
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    // Each open one is still served.
+    for connection in &busy {
+        let stream = connection.request("HEAD", "/healthz", &[]);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !connection.received().answered.contains(&stream) {
+            assert!(Instant::now() < deadline, "stream {stream} answered");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    // A slot comes back when a connection closes.
+    drop(busy);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let reply = bindery_test_support::raw_request(address, "GET", "/metrics", &[]);
+        if reply.status == 200 {
+            assert!(
+                metric(
+                    &reply.text(),
+                    "geo_connections_refused_total{limit=\"cap\"}"
+                ) >= 1.0
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still refused after the busy ones closed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
 #[tokio::test]
 async fn forwarding_headers_are_believed_only_from_trusted_peers() {
-    let ip_of = |body: serde_json::Value| body["ip"].as_str().unwrap_or_default().to_owned();
     let get = |base: String, value: &'static str| async move {
         let response = reqwest::Client::new()
             .get(format!("{base}/geo/me"))
             .header("x-forwarded-for", value)
+            .header("forwarded", "for=8.8.4.4")
             .send()
             .await
             .expect("request");
-        response.json::<serde_json::Value>().await.expect("json")
+        let status = response.status().as_u16();
+        let body = response.json::<serde_json::Value>().await.expect("json");
+        (status, body["ip"].as_str().unwrap_or_default().to_owned())
     };
     // The test connects from 127.0.0.1, outside 10.0.0.0/8: never believed.
     let untrusted = start(&["--trust-proxy", "10.0.0.0/8"]);
     assert_eq!(
-        ip_of(get(untrusted.base.clone(), "81.2.69.160").await),
+        get(untrusted.base.clone(), "81.2.69.160").await.1,
         "127.0.0.1"
     );
-    // The bare flag trusts loopback; the proxy's own entry wins whatever its form.
+    // The bare flag trusts loopback; the proxy's own entry wins whatever its form, the
+    // client's own `Forwarded` is not read, and an entry naming no address is a 400.
     let trusted = start(&["--trust-proxy"]);
     for (header, expected) in [
-        ("8.8.8.8, 203.0.113.7:51234", "203.0.113.7"),
-        ("8.8.8.8, [2001:db8::1]", "2001:db8::1"),
-        ("8.8.8.8, unknown", "127.0.0.1"),
+        ("8.8.8.8, 203.0.113.7:51234", (404, "203.0.113.7")),
+        ("8.8.8.8, [2001:db8::1]", (404, "2001:db8::1")),
+        ("garbage, 81.2.69.160", (200, "81.2.69.160")),
+        ("8.8.8.8, unknown", (400, "")),
+        ("127.0.0.5", (400, "")),
     ] {
-        assert_eq!(
-            ip_of(get(trusted.base.clone(), header).await),
-            expected,
-            "{header}"
-        );
+        let (status, ip) = get(trusted.base.clone(), header).await;
+        assert_eq!((status, ip.as_str()), expected, "{header}");
     }
+    let forwarded = start(&["--trust-proxy", "--trust-proxy-header", "forwarded"]);
+    assert_eq!(
+        get(forwarded.base.clone(), "81.2.69.160").await,
+        (200, "8.8.4.4".to_owned())
+    );
     // Nothing trusted unless asked.
     let plain = start(&[]);
-    assert_eq!(
-        ip_of(get(plain.base.clone(), "81.2.69.160").await),
-        "127.0.0.1"
-    );
+    assert_eq!(get(plain.base.clone(), "81.2.69.160").await.1, "127.0.0.1");
 }
 
 #[test]
@@ -311,4 +460,28 @@ async fn metrics_move_to_the_admin_listener() {
         status(format!("{}/geo/81.2.69.160", server.base)).await,
         200
     );
+    // Without either flag, no `/metrics` at all, loopback or not.
+    let quiet = start(&[]);
+    assert_eq!(status(format!("{}/metrics", quiet.base)).await, 404);
+    let public = start(&["--public-metrics"]);
+    assert_eq!(status(format!("{}/metrics", public.base)).await, 200);
+}
+
+#[test]
+fn a_timeout_out_of_range_is_a_usage_error_not_a_panic() {
+    for flag in [
+        "--idle-timeout",
+        "--header-read-timeout",
+        "--request-timeout",
+    ] {
+        for value in ["0", "18446744073709551615"] {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_geo-server"))
+                .args([flag, value])
+                .output()
+                .expect("runs");
+            assert_eq!(output.status.code(), Some(2), "{flag} {value}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(stderr.contains("not in 1..=86400"), "{stderr}");
+        }
+    }
 }

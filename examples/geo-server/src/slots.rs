@@ -1,0 +1,297 @@
+//! The connection cap, fair: at most `cap` connections open, at most `per_client` of them from
+//! one client (an IPv4 address, an IPv6 /64), and at either limit the connection idle the
+//! longest (of that client, or of all) is closed to make room before a new one is refused. So
+//! one client holding every slot with idle keep-alive connections delays nobody else.
+//!
+//! Connections from a trusted proxy count against the cap only: a proxy's pooled upstream
+//! connections carry many clients in turn, so no one client can be charged for them (limit
+//! clients at the proxy: nginx's `limit_conn`). SECURITY.md has the reasoning.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::connection::{Activity, Expired};
+use crate::proxy::TrustedProxies;
+
+/// The default number of connections one client may hold open (`--max-connections-per-client`).
+pub const DEFAULT_PER_CLIENT: usize = 256;
+
+/// Who a connection is charged to: an IPv4 address, or the /64 network of an IPv6 one (one
+/// subscriber's allocation); IPv4-mapped IPv6 addresses count as IPv4.
+///
+/// ```
+/// use geo_server::slots::ClientKey;
+/// let a = ClientKey::of("2001:db8:1:2::1".parse().unwrap());
+/// assert_eq!(a, ClientKey::of("2001:db8:1:2:ffff::9".parse().unwrap()));
+/// assert_ne!(a, ClientKey::of("2001:db8:1:3::1".parse().unwrap()));
+/// assert_eq!(ClientKey::of("::ffff:10.0.0.1".parse().unwrap()), ClientKey::of("10.0.0.1".parse().unwrap()));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientKey(IpAddr);
+
+impl ClientKey {
+    /// The key of a peer address.
+    pub fn of(address: IpAddr) -> ClientKey {
+        match address.to_canonical() {
+            IpAddr::V6(v6) => {
+                let network = u128::from(v6) & !((1u128 << 64) - 1);
+                ClientKey(IpAddr::V6(network.into()))
+            }
+            v4 => ClientKey(v4),
+        }
+    }
+}
+
+/// Why a connection was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// Every slot is taken by a connection with a request in flight.
+    Full,
+    /// The client holds its share, each with a request in flight.
+    PerClient,
+}
+
+struct Open {
+    client: Option<ClientKey>,
+    activity: Arc<Activity>,
+}
+
+#[derive(Default)]
+struct Registry {
+    open: HashMap<u64, Open>,
+    by_client: HashMap<ClientKey, usize>,
+    next_id: u64,
+}
+
+impl Registry {
+    /// The connection idle the longest, among those of `client` (or all): the one to close.
+    fn longest_idle(&self, client: Option<ClientKey>) -> Option<u64> {
+        self.open
+            .iter()
+            .filter(|(_, open)| client.is_none() || open.client == client)
+            .filter(|(_, open)| open.activity.is_idle())
+            .min_by_key(|(_, open)| open.activity.idle_since())
+            .map(|(id, _)| *id)
+    }
+
+    /// Closes connection `id` (its task is told; its slot is free now).
+    fn evict(&mut self, id: u64) {
+        if let Some(open) = self.remove(id) {
+            open.activity.evict();
+        }
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Open> {
+        let open = self.open.remove(&id)?;
+        if let Some(client) = open.client
+            && let Some(count) = self.by_client.get_mut(&client)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.by_client.remove(&client);
+            }
+        }
+        Some(open)
+    }
+}
+
+/// How many connections are open, against the caps: a slot is taken at accept and given back
+/// when its guard drops (or when the cap closes its connection).
+pub struct Slots {
+    cap: usize,
+    per_client: usize,
+    trusted: TrustedProxies,
+    registry: Mutex<Registry>,
+    refused_full: AtomicU64,
+    refused_per_client: AtomicU64,
+    evicted: AtomicU64,
+    expired: [AtomicU64; Expired::ALL.len()],
+}
+
+impl std::fmt::Debug for Slots {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Slots")
+            .field("cap", &self.cap)
+            .field("per_client", &self.per_client)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Slots {
+    /// At most `cap` connections at once, [`DEFAULT_PER_CLIENT`] of them per client.
+    pub fn new(cap: usize) -> Arc<Self> {
+        Self::with_limits(cap, DEFAULT_PER_CLIENT, TrustedProxies::none())
+    }
+
+    /// At most `cap` connections, `per_client` of one client; peers in `trusted` count
+    /// against `cap` only.
+    pub fn with_limits(cap: usize, per_client: usize, trusted: TrustedProxies) -> Arc<Self> {
+        Arc::new(Slots {
+            cap: cap.max(1),
+            per_client: per_client.max(1),
+            trusted,
+            registry: Mutex::new(Registry::default()),
+            refused_full: AtomicU64::new(0),
+            refused_per_client: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            expired: Default::default(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
+        // Every update completes under the lock: a panic elsewhere leaves it consistent.
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A slot for a connection from `peer` with `activity`, closing the connection idle the
+    /// longest where a limit is reached; refused (and counted) when none is idle.
+    pub fn take(self: &Arc<Self>, peer: IpAddr, activity: &Arc<Activity>) -> Result<Slot, Refused> {
+        let client = (!self.trusted.trusts(peer)).then(|| ClientKey::of(peer));
+        let mut registry = self.lock();
+        if let Some(client) = client
+            && registry.by_client.get(&client).copied().unwrap_or(0) >= self.per_client
+        {
+            let Some(victim) = registry.longest_idle(Some(client)) else {
+                self.refused_per_client.fetch_add(1, Ordering::Relaxed);
+                return Err(Refused::PerClient);
+            };
+            registry.evict(victim);
+            self.evicted.fetch_add(1, Ordering::Relaxed);
+        }
+        if registry.open.len() >= self.cap {
+            let Some(victim) = registry.longest_idle(None) else {
+                self.refused_full.fetch_add(1, Ordering::Relaxed);
+                return Err(Refused::Full);
+            };
+            registry.evict(victim);
+            self.evicted.fetch_add(1, Ordering::Relaxed);
+        }
+        let id = registry.next_id;
+        registry.next_id += 1;
+        registry.open.insert(
+            id,
+            Open {
+                client,
+                activity: Arc::clone(activity),
+            },
+        );
+        if let Some(client) = client {
+            *registry.by_client.entry(client).or_default() += 1;
+        }
+        Ok(Slot {
+            slots: Arc::clone(self),
+            id,
+        })
+    }
+
+    /// Counts a connection the watchdog closed.
+    pub fn record_expired(&self, reason: Expired) {
+        self.expired[reason.index()].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What the counters say now.
+    pub fn stats(&self) -> ConnectionStats {
+        ConnectionStats {
+            cap: self.cap,
+            per_client: self.per_client,
+            open: self.lock().open.len(),
+            refused_full: self.refused_full.load(Ordering::Relaxed),
+            refused_per_client: self.refused_per_client.load(Ordering::Relaxed),
+            evicted: self.evicted.load(Ordering::Relaxed),
+            expired: Expired::ALL
+                .map(|reason| self.expired[reason.index()].load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// A taken connection slot.
+#[derive(Debug)]
+pub struct Slot {
+    slots: Arc<Slots>,
+    id: u64,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.slots.lock().remove(self.id);
+    }
+}
+
+/// Connection counters, for `/metrics`.
+///
+/// ```
+/// use geo_server::connection::Activity;
+/// let slots = geo_server::slots::Slots::new(1);
+/// let peer = "192.0.2.1".parse().unwrap();
+/// let busy = Activity::new();
+/// let _request = busy.request_started(false);
+/// let held = slots.take(peer, &busy).expect("one slot");
+/// assert!(slots.take(peer, &Activity::new()).is_err(), "the cap is reached, nothing is idle");
+/// drop(held);
+/// let stats = slots.stats();
+/// assert_eq!((stats.open, stats.refused_full), (0, 1));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConnectionStats {
+    /// The cap (`--max-connections`).
+    pub cap: usize,
+    /// The cap per client (`--max-connections-per-client`).
+    pub per_client: usize,
+    /// Open now.
+    pub open: usize,
+    /// Refused at accept since start: every slot held by a connection with a request in flight.
+    pub refused_full: u64,
+    /// Refused at accept: the client held its share, each with a request in flight.
+    pub refused_per_client: u64,
+    /// Idle connections closed to make room for a new one.
+    pub evicted: u64,
+    /// Closed by the watchdog, by reason (in [`Expired::ALL`] order).
+    pub expired: [u64; Expired::ALL.len()],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Refused, Slots};
+    use crate::connection::Activity;
+
+    #[test]
+    fn at_the_cap_the_longest_idle_connection_makes_room() {
+        let slots = Slots::new(2);
+        let hog: std::net::IpAddr = "192.0.2.1".parse().expect("address");
+        let first = Activity::new();
+        let held_first = slots.take(hog, &first).expect("slot");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let second = Activity::new();
+        let _held_second = slots.take(hog, &second).expect("slot");
+        let other = slots
+            .take("192.0.2.2".parse().expect("address"), &Activity::new())
+            .expect("room made");
+        assert_eq!(slots.stats().evicted, 1);
+        assert_eq!(slots.stats().open, 2);
+        drop(held_first); // the evicted one's guard: a no-op now
+        assert_eq!(slots.stats().open, 2);
+        drop(other);
+    }
+
+    #[test]
+    fn a_client_at_its_share_is_refused_when_none_of_its_connections_is_idle() {
+        let slots = Slots::with_limits(10, 1, crate::proxy::TrustedProxies::none());
+        let peer: std::net::IpAddr = "2001:db8::1".parse().expect("address");
+        let busy = Activity::new();
+        let _request = busy.request_started(false);
+        let _held = slots.take(peer, &busy).expect("slot");
+        let same_network = "2001:db8::2".parse().expect("address");
+        assert_eq!(
+            slots.take(same_network, &Activity::new()).err(),
+            Some(Refused::PerClient)
+        );
+        let elsewhere = "2001:db8:0:1::1".parse().expect("address");
+        assert!(
+            slots.take(elsewhere, &Activity::new()).is_ok(),
+            "another /64"
+        );
+    }
+}
