@@ -6,7 +6,7 @@ use std::future::Future;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use bindery::serve::ServeCatalog;
+use bindery::serve::{Decompression, ServeCatalog};
 use bindery_benches::TEXT_GZIP;
 use bindery_test_support::raw_request;
 
@@ -20,6 +20,14 @@ fn records() -> &'static [u8] {
             .expect("the file")
             .into_owned()
     })
+}
+
+/// The service of `TEXT_GZIP` with these decompression settings.
+fn with(settings: Decompression) -> ServeCatalog {
+    ServeCatalog::builder(&TEXT_GZIP)
+        .decompression(settings)
+        .build()
+        .expect("nothing named")
 }
 
 fn request(range: Option<&str>) -> http::Request<()> {
@@ -46,7 +54,10 @@ async fn body_of(service: &ServeCatalog, range: Option<&str>) -> (u16, Vec<u8>) 
 #[test]
 fn two_hundred_one_byte_ranges_over_a_socket_decompress_a_byte_each_within_the_bound() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let service = ServeCatalog::new(&TEXT_GZIP).max_decompressions(2);
+    let service = with(Decompression {
+        at_once: 2,
+        ..Decompression::default()
+    });
     let stats = service.clone();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -69,15 +80,19 @@ fn two_hundred_one_byte_ranges_over_a_socket_decompress_a_byte_each_within_the_b
             Some(format!("bytes 0-0/{}", records().len()).as_str())
         );
     }
-    let counted = stats.decompression_stats();
-    assert!(counted.peak_in_flight <= 2, "{counted:?}");
-    assert_eq!(counted.refused, 0, "{counted:?}");
+    let counted = stats.stats();
+    assert!(counted.decompressions_peak <= 2, "{counted:?}");
+    assert_eq!(counted.decompressions_refused, 0, "{counted:?}");
     // Each decompression stopped at the range's end: a byte each, not 4 MiB each.
     assert!(
-        counted.started >= 1 && counted.started + counted.merged == 200,
+        counted.decompressions >= 1
+            && counted.decompressions + counted.decompressions_merged == 200,
         "{counted:?}"
     );
-    assert_eq!(counted.bytes, counted.started, "{counted:?}");
+    assert_eq!(
+        counted.decompressed_bytes, counted.decompressions,
+        "{counted:?}"
+    );
 
     // The whole file, after the flood, decompresses to its bytes.
     let whole = raw_request(address, "GET", FILE, &[]);
@@ -99,8 +114,12 @@ fn requests_for_the_same_bytes_share_one_decompression() {
         assert_eq!(status, 200);
         assert!(body == records());
     }
-    let counted = service.decompression_stats();
-    assert_eq!((counted.started, counted.merged), (1, 49), "{counted:?}");
+    let counted = service.stats();
+    assert_eq!(
+        (counted.decompressions, counted.decompressions_merged),
+        (1, 49),
+        "{counted:?}"
+    );
 }
 
 #[test]
@@ -116,12 +135,12 @@ fn a_range_decompresses_no_further_than_its_end() {
     assert_eq!(status, 206);
     let text = String::from_utf8_lossy(&body);
     assert!(text.contains(std::str::from_utf8(&records()[1000..1010]).expect("ASCII")));
-    assert_eq!(service.decompression_stats().bytes, 200 + 1010);
+    assert_eq!(service.stats().decompressed_bytes, 200 + 1010);
     // Without a runtime, in place, the same bound.
     let in_place = ServeCatalog::new(&TEXT_GZIP);
     let response = in_place.respond(&request(Some("bytes=5-9")));
     assert_eq!(response.status(), 206);
-    assert_eq!(in_place.decompression_stats().bytes, 10);
+    assert_eq!(in_place.stats().decompressed_bytes, 10);
 }
 
 #[test]
@@ -141,15 +160,18 @@ fn a_decompression_no_request_wants_any_more_is_abandoned() {
         .await;
         drop(pending);
         let deadline = Instant::now() + Duration::from_secs(30);
-        while service.decompression_stats().abandoned == 0 {
+        while service.stats().decompressions_abandoned == 0 {
             assert!(Instant::now() < deadline, "never abandoned");
             tokio::task::yield_now().await;
             std::thread::sleep(Duration::from_millis(1));
         }
     });
-    let counted = service.decompression_stats();
-    assert!(counted.bytes < records().len() as u64, "{counted:?}");
-    assert_eq!(counted.in_flight, 0);
+    let counted = service.stats();
+    assert!(
+        counted.decompressed_bytes < records().len() as u64,
+        "{counted:?}"
+    );
+    assert_eq!(counted.decompressions_running, 0);
 }
 
 #[test]
@@ -157,9 +179,11 @@ fn beyond_the_queue_requests_get_503_with_retry_after() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
-    let service = ServeCatalog::new(&TEXT_GZIP)
-        .max_decompressions(1)
-        .decompression_queue(0);
+    let service = with(Decompression {
+        at_once: 1,
+        queue: 0,
+        ..Decompression::default()
+    });
     let len = records().len();
     let ranges: Vec<String> = (0..3)
         .map(|start| format!("bytes={start}-{}", len - 1 - start))
@@ -190,7 +214,7 @@ fn beyond_the_queue_requests_get_503_with_retry_after() {
             Some(&b"no-store"[..])
         );
     }
-    assert_eq!(service.decompression_stats().refused, 2);
+    assert_eq!(service.stats().decompressions_refused, 2);
 }
 
 /// Polls every future in turn until all are done (no extra dependency for `join_all`).

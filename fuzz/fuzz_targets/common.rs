@@ -18,30 +18,29 @@ pub static PRECOMPRESSED: Catalog = bindery::embed!(
 );
 
 pub fn service() -> ServeCatalog {
-    ServeCatalog::new(&FIXTURES).spa_fallback("index.html")
+    ServeCatalog::builder(&FIXTURES)
+        .spa_fallback("index.html")
+        .build()
+        .expect("the fixtures have index.html")
 }
 
 /// [`service`] under `/mnt`.
 pub fn mounted_service() -> ServeCatalog {
-    service().mounted_at("/mnt")
+    ServeCatalog::builder(&FIXTURES)
+        .spa_fallback("index.html")
+        .mounted_at("/mnt")
+        .build()
+        .expect("the fixtures have index.html")
 }
 
 pub fn precompressed_service() -> ServeCatalog {
     ServeCatalog::new(&PRECOMPRESSED)
 }
 
-/// The whole body of a `Full` response, without a runtime.
+/// A response's head and its whole body.
 pub fn body(response: Response<bindery::serve::Body>) -> (Response<()>, Vec<u8>) {
-    use http_body_util::BodyExt;
     let (parts, body) = response.into_parts();
-    let waker = std::task::Waker::noop();
-    let mut context = std::task::Context::from_waker(waker);
-    let mut future = std::pin::pin!(body.collect());
-    let bytes = match future.as_mut().poll(&mut context) {
-        std::task::Poll::Ready(Ok(collected)) => collected.to_bytes().to_vec(),
-        _ => panic!("a Full body is ready at once"),
-    };
-    (Response::from_parts(parts, ()), bytes)
+    (Response::from_parts(parts, ()), body.into_bytes().to_vec())
 }
 
 /// The identity bytes of the asset whose (identity or gzip) ETag this is.

@@ -33,7 +33,7 @@ fuzz_target!(|path: &[u8]| {
     }
     // Four bytes longer: near the path limit the mounted path may be refused where the root's
     // is not.
-    if text.len() + 5 >= bindery::serve::DEFAULT_MAX_PATH_LEN {
+    if text.len() + 5 >= bindery::serve::Builder::DEFAULT_MAX_PATH_LEN {
         return;
     }
     let Some(mounted_request) = page_request(format!("/mnt/{text}")) else {

@@ -7,7 +7,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use bindery::serve::ServeCatalog;
+use bindery::serve::{Decompression, ServeCatalog};
 use clap::Parser;
 use geo_server::answer_cache::budget_from_mib;
 use geo_server::db::{DbMode, GeoDb};
@@ -48,47 +48,72 @@ fn main() -> anyhow::Result<()> {
         _ => GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?,
     };
     let state = AppState::new(db.with_answer_cache(budget_from_mib(args.answer_cache_mib)));
+    // The copy and go-bindata rows measure what copies cost: no byte budget stops them.
+    let unbounded = Decompression {
+        heap_budget: usize::MAX,
+        ..Decompression::default()
+    };
+    let mounted = |catalog: &'static bindery::Catalog, prefix: &str, settings: Decompression| {
+        ServeCatalog::builder(catalog)
+            .mounted_at(prefix)
+            .decompression(settings)
+            .build()
+            .expect("nothing named")
+    };
+    let in_place = Decompression {
+        off_thread_above: None,
+        ..unbounded
+    };
     let app = app(state)
-        .mount(
+        .mount(mounted(
+            &bindery_benches::WEB_STATIC,
             "/bench/static/web",
-            ServeCatalog::new(&bindery_benches::WEB_STATIC),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::WEB_GZIP,
             "/bench/gzip/web",
-            ServeCatalog::new(&bindery_benches::WEB_GZIP),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::WEB_COPY,
             "/bench/copy/web",
-            ServeCatalog::new(&bindery_benches::WEB_COPY),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::WEB_PRECOMPRESSED,
             "/bench/precompressed/web",
-            ServeCatalog::new(&bindery_benches::WEB_PRECOMPRESSED),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::TEXT_GZIP,
             "/bench/gzip/text",
-            ServeCatalog::new(&bindery_benches::TEXT_GZIP),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::TEXT_GZIP,
             "/bench/gzip-inline/text",
-            ServeCatalog::new(&bindery_benches::TEXT_GZIP).decompress_off_thread(None),
-        )
+            in_place,
+        ))
         .route(
             "/bench/gobindata/large/noise.bin",
             axum::routing::get(gobindata_large),
         )
-        .mount(
+        .mount(mounted(
+            &bindery_benches::LARGE_STATIC,
             "/bench/static/large",
-            ServeCatalog::new(&bindery_benches::LARGE_STATIC),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::LARGE_GZIP,
             "/bench/gzip/large",
-            ServeCatalog::new(&bindery_benches::LARGE_GZIP),
-        )
-        .mount(
+            unbounded,
+        ))
+        .mount(mounted(
+            &bindery_benches::LARGE_COPY,
             "/bench/copy/large",
-            ServeCatalog::new(&bindery_benches::LARGE_COPY),
-        );
+            unbounded,
+        ));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

@@ -1,56 +1,47 @@
-//! A catalog on actix-web 4 (feature `actix`): [`ServeCatalog`] registers as a service of an
-//! actix `App`, at its [`mount_point`](crate::serve::ServeCatalog::mount_point), and answers
-//! with everything the tower service does (ETag and 304, 412, ranges, HEAD, `Cache-Control`,
-//! precompressed variants, the SPA fallback and the 404 page, no traversal). The request is read
-//! in place through [`RequestHead`]; nothing is rebuilt.
+//! A catalog on actix-web 4 (feature `actix`): a [`ServeCatalog`] is an actix
+//! `HttpServiceFactory`, registered on an `App` at its
+//! [`mount_point`](ServeCatalog::mount_point), answering with everything the tower service does
+//! (ETag and 304, 412, ranges, HEAD, `Cache-Control`, precompressed variants, the SPA fallback
+//! and the 404 page, no traversal). The request is read in place through [`RequestHead`];
+//! nothing is rebuilt, and bodies go to actix as the chunks they are.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
 //! static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
 //!
-//! let service = bindery::serve::ServeCatalog::new(&SITE).mounted_at("/static");
-//! actix_web::HttpServer::new(move || {
-//!     actix_web::App::new().service(bindery::actix::ServeCatalog::new(service.clone()))
-//! })
-//! .bind("127.0.0.1:8080")?
-//! .run()
-//! .await
+//! let service = bindery::serve::ServeCatalog::builder(&SITE).mounted_at("/static").build().unwrap();
+//! actix_web::HttpServer::new(move || actix_web::App::new().service(service.clone()))
+//!     .bind("127.0.0.1:8080")?
+//!     .run()
+//!     .await
 //! # }
 //! ```
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use actix_web::body::{BodySize, MessageBody};
 use actix_web::dev::{AppService, HttpServiceFactory, ResourceDef, ServiceRequest, fn_service};
 use actix_web::{HttpRequest, HttpResponse};
 use http::HeaderName;
 
-use crate::serve::{self, RequestHead};
+use crate::serve::{Body, RequestHead, ServeCatalog};
 
-/// A [`serve::ServeCatalog`] as an actix-web service. Register it on the `App` (not inside a
-/// `web::scope`: the catalog's mount point is the full path it answers).
-#[derive(Debug, Clone)]
-pub struct ServeCatalog {
-    service: serve::ServeCatalog,
-}
-
-impl ServeCatalog {
-    /// Serves `service` at its mount point.
-    pub fn new(service: serve::ServeCatalog) -> Self {
-        ServeCatalog { service }
-    }
-}
-
+/// Register it on the `App` (not inside a `web::scope`: the catalog's mount point is the full
+/// path it answers).
 impl HttpServiceFactory for ServeCatalog {
     fn register(self, config: &mut AppService) {
-        let mount = self.service.mount_point().to_owned();
+        let mount = self.mount_point().to_owned();
         let definition = if config.is_root() {
             ResourceDef::root_prefix(&mount)
         } else {
             ResourceDef::prefix(&mount)
         };
-        let service = self.service;
         let answer = fn_service(move |request: ServiceRequest| {
-            let service = service.clone();
+            let service = self.clone();
             async move {
-                let response = service.serve_to(&Head(request.request())).await;
+                let response = service.serve(&Head(request.request())).await;
+                let response = response.unwrap_or_else(|never| match never {});
                 let is_head = request.method() == actix_web::http::Method::HEAD;
                 Ok(request.into_response(into_actix(response, is_head)))
             }
@@ -86,7 +77,7 @@ impl RequestHead for Head<'_> {
 /// The service's response as actix's, headers and body moved over unchanged. actix writes
 /// `Content-Length` from the body's size, so a HEAD answer gets a body that says the length
 /// GET's would have and holds nothing (actix sends no body for HEAD).
-fn into_actix(response: http::Response<serve::Body>, is_head: bool) -> HttpResponse {
+fn into_actix(response: http::Response<Body>, is_head: bool) -> HttpResponse {
     let (parts, body) = response.into_parts();
     let status = actix_web::http::StatusCode::from_u16(parts.status.as_u16())
         .unwrap_or(actix_web::http::StatusCode::INTERNAL_SERVER_ERROR);
@@ -102,24 +93,41 @@ fn into_actix(response: http::Response<serve::Body>, is_head: bool) -> HttpRespo
         .and_then(|value| value.to_str().ok()?.parse().ok());
     match length {
         Some(length) if is_head => builder.body(HeadBody(length)),
-        _ => builder.body(serve::body_bytes(body)),
+        _ => builder.body(body),
+    }
+}
+
+/// Chunks go to actix one by one, as they are: a multipart answer's parts are never joined.
+impl MessageBody for Body {
+    type Error = std::convert::Infallible;
+
+    fn size(&self) -> BodySize {
+        BodySize::Sized(self.len())
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
+        http_body::Body::poll_frame(self, context)
+            .map(|frame| frame.map(|frame| Ok(frame?.into_data().unwrap_or_default())))
     }
 }
 
 /// The body of a HEAD answer: the length of GET's, and no bytes.
 struct HeadBody(u64);
 
-impl actix_web::body::MessageBody for HeadBody {
+impl MessageBody for HeadBody {
     type Error = std::convert::Infallible;
 
-    fn size(&self) -> actix_web::body::BodySize {
-        actix_web::body::BodySize::Sized(self.0)
+    fn size(&self) -> BodySize {
+        BodySize::Sized(self.0)
     }
 
     fn poll_next(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
-        std::task::Poll::Ready(None)
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
+        Poll::Ready(None)
     }
 }

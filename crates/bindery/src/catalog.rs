@@ -129,9 +129,9 @@ impl Catalog {
     ///
     /// ```
     /// static HASHED: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
-    /// assert!(HASHED.is_fingerprinted());
+    /// assert!(HASHED.has_fingerprints());
     /// ```
-    pub const fn is_fingerprinted(&self) -> bool {
+    pub const fn has_fingerprints(&self) -> bool {
         !self.urls.is_empty()
     }
 
@@ -149,7 +149,7 @@ impl Catalog {
     pub fn file_by_url(&self, url: &str) -> Option<&'static EmbeddedFile> {
         #[cfg(all(feature = "dev", debug_assertions))]
         if self.dev.is_some() {
-            if !self.is_fingerprinted() {
+            if !self.has_fingerprints() {
                 return None;
             }
             let key = lookup::normalise(url)?;

@@ -61,8 +61,8 @@ pub mod rocket;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
-#[cfg(feature = "sendfile")]
-#[cfg_attr(docsrs, doc(cfg(feature = "sendfile")))]
+#[cfg(feature = "zerocopy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "zerocopy")))]
 pub mod zerocopy;
 
 /// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].

@@ -10,7 +10,7 @@
 //! static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
 //! static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
 //!
-//! let assets = ServeCatalog::new(&ASSETS).mounted_at("/static");
+//! let assets = ServeCatalog::builder(&ASSETS).mounted_at("/static").build().expect("a valid setup");
 //! let templates = Templates::new(&PAGES).with_assets(&assets);
 //! let page = templates
 //!     .render_str(r#"<link rel="stylesheet" href="{{ url('style.css') }}" integrity="{{ integrity('style.css') }}">"#, ())

@@ -1,89 +1,77 @@
-//! A catalog on rocket 0.5 (feature `rocket`): [`ServeCatalog`] is a rocket `Handler` and the
-//! routes that reach it, mounted at the catalog's
-//! [`mount_point`](crate::serve::ServeCatalog::mount_point), with everything the tower service
-//! does (ETag and 304, 412, ranges, `Cache-Control`, precompressed variants, the SPA fallback
-//! and the 404 page, no traversal). Rocket answers HEAD through the GET route and strips the
-//! body. A miss without a 404 page of the catalog's is forwarded, so the application's other
-//! routes and catchers see it.
+//! A catalog on rocket 0.5 (feature `rocket`): a [`ServeCatalog`] is a rocket `Handler`, and
+//! its `/<path..>` routes ([`routes`], or `Vec<Route>::from`) answer with everything the tower
+//! service does (ETag and 304, 412, ranges, `Cache-Control`, precompressed variants, the SPA
+//! fallback and the 404 page, no traversal). Rocket answers HEAD through the GET route and strips
+//! the body. A miss (no file, no 404 page of the catalog's, as the decision stage says) is
+//! forwarded, so the application's other routes and catchers see it.
 //!
 //! ```no_run
 //! static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
 //!
 //! # async fn run() -> Result<(), rocket::Error> {
-//! let service = bindery::serve::ServeCatalog::new(&SITE).mounted_at("/static");
-//! bindery::rocket::ServeCatalog::new(service).mount(rocket::build()).launch().await?;
+//! let service = bindery::serve::ServeCatalog::builder(&SITE).mounted_at("/static").build().unwrap();
+//! bindery::rocket::mount(rocket::build(), service).launch().await?;
 //! # Ok(())
 //! # }
 //! ```
 
-use std::io::Cursor;
+use std::collections::VecDeque;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use http::HeaderName;
 use rocket::http::Status;
 use rocket::route::{Handler, Outcome, Route};
+use rocket::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 use rocket::{Build, Data, Request, Rocket};
 
-use crate::serve::{self, RequestHead};
+use crate::serve::{Body, RequestHead, ServeCatalog};
 
-/// A [`serve::ServeCatalog`] as rocket routes.
-#[derive(Debug, Clone)]
-pub struct ServeCatalog {
-    service: serve::ServeCatalog,
-    rank: isize,
+/// The rank of a catalog's routes unless told otherwise: after the application's own routes
+/// of the default ranks, as rocket's `FileServer`.
+pub const DEFAULT_RANK: isize = 10;
+
+/// Mounts `catalog`'s routes on `rocket` at its mount point (`/` at the root), at
+/// [`DEFAULT_RANK`].
+pub fn mount(rocket: Rocket<Build>, catalog: ServeCatalog) -> Rocket<Build> {
+    let base = match catalog.mount_point() {
+        "" => "/".to_owned(),
+        mount => mount.to_owned(),
+    };
+    rocket.mount(base, catalog)
 }
 
-impl ServeCatalog {
-    /// The rank of the catalog's routes unless told otherwise: after the application's own
-    /// routes of the default ranks, as rocket's `FileServer`.
-    pub const DEFAULT_RANK: isize = 10;
-
-    /// Serves `service` at its mount point.
-    pub fn new(service: serve::ServeCatalog) -> Self {
-        ServeCatalog {
-            service,
-            rank: Self::DEFAULT_RANK,
-        }
-    }
-
-    /// The rank of the catalog's routes (lower is tried first).
-    pub fn rank(mut self, rank: isize) -> Self {
-        self.rank = rank;
-        self
-    }
-
-    /// Mounts the catalog's routes on `rocket` at the catalog's mount point (`/` at the root).
-    pub fn mount(self, rocket: Rocket<Build>) -> Rocket<Build> {
-        let base = match self.service.mount_point() {
-            "" => "/".to_owned(),
-            mount => mount.to_owned(),
-        };
-        rocket.mount(base, self)
-    }
+/// The catalog's routes at `rank` (lower is tried first): the mount point itself (redirected
+/// to its folder) and everything below it, for `rocket.mount(catalog.mount_point(), …)`.
+pub fn routes(catalog: ServeCatalog, rank: isize) -> Vec<Route> {
+    // A trailing `<path..>` takes zero segments too.
+    vec![Route::ranked(
+        rank,
+        rocket::http::Method::Get,
+        "/<path..>",
+        catalog,
+    )]
 }
 
 impl From<ServeCatalog> for Vec<Route> {
     fn from(catalog: ServeCatalog) -> Self {
-        // The mount point itself (redirected to its folder) and everything below it: a
-        // trailing `<path..>` takes zero segments too.
-        vec![Route::ranked(
-            catalog.rank,
-            rocket::http::Method::Get,
-            "/<path..>",
-            catalog,
-        )]
+        routes(catalog, DEFAULT_RANK)
     }
 }
 
 #[rocket::async_trait]
 impl Handler for ServeCatalog {
     async fn handle<'r>(&self, request: &'r Request<'_>, data: Data<'r>) -> Outcome<'r> {
-        let response = self.service.serve_to(&Head(request)).await;
-        if response.status() == http::StatusCode::NOT_FOUND
-            && !response.headers().contains_key(http::header::ETAG)
-        {
-            return Outcome::forward(data, Status::NotFound);
+        match self.serve_or_miss(&Head(request)) {
+            Ok(answer) => {
+                let response = answer.await.unwrap_or_else(|never| match never {});
+                Outcome::Success(into_rocket(response))
+            }
+            Err(_) => Outcome::forward(data, Status::NotFound),
         }
-        Outcome::Success(into_rocket(response))
     }
 }
 
@@ -109,8 +97,8 @@ impl RequestHead for Head<'_, '_> {
 }
 
 /// The service's response as rocket's: status, headers (text only: rocket keeps them as
-/// strings) and the body, sized.
-fn into_rocket<'r>(response: http::Response<serve::Body>) -> rocket::Response<'r> {
+/// strings) and the body, sized, read chunk by chunk.
+fn into_rocket<'r>(response: http::Response<Body>) -> rocket::Response<'r> {
     let (parts, body) = response.into_parts();
     let mut built = rocket::Response::build();
     built.status(Status::new(parts.status.as_u16()));
@@ -119,7 +107,62 @@ fn into_rocket<'r>(response: http::Response<serve::Body>) -> rocket::Response<'r
             built.raw_header_adjoin(name.as_str().to_owned(), value.to_owned());
         }
     }
-    let bytes = serve::body_bytes(body);
-    built.sized_body(bytes.len(), Cursor::new(bytes));
+    let len = usize::try_from(body.len()).unwrap_or(usize::MAX);
+    let (chunks, lease) = body.into_parts();
+    built.sized_body(
+        len,
+        Chunks {
+            chunks,
+            position: 0,
+            _lease: lease,
+        },
+    );
     built.finalize()
+}
+
+/// A body's chunks as rocket reads a sized body; the body's budget lease lives as long.
+struct Chunks {
+    chunks: VecDeque<Bytes>,
+    /// How far into the first chunk reading has come.
+    position: usize,
+    _lease: Option<Arc<crate::serve::Lease>>,
+}
+
+impl AsyncRead for Chunks {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        while buf.remaining() > 0 {
+            let position = self.position;
+            let Some(chunk) = self.chunks.front() else {
+                break;
+            };
+            let rest = &chunk[position..];
+            let taken = rest.len().min(buf.remaining());
+            buf.put_slice(&rest[..taken]);
+            if taken == rest.len() {
+                self.chunks.pop_front();
+                self.position = 0;
+            } else {
+                self.position += taken;
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Rocket seeks only a body of unknown size; this one's is given. Seeking is refused.
+impl AsyncSeek for Chunks {
+    fn start_seek(self: Pin<&mut Self>, _: io::SeekFrom) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a catalog's body is sized; it is read, not sought",
+        ))
+    }
+
+    fn poll_complete(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        Poll::Ready(Ok(0))
+    }
 }

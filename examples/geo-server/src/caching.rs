@@ -126,7 +126,7 @@ impl GeoTag {
     /// `If-None-Match` decides when present (weak comparison, `*` matches); otherwise
     /// `If-Modified-Since` at or after the database's build date.
     pub fn is_not_modified(&self, headers: &HeaderMap) -> bool {
-        bindery::serve::is_not_modified(headers, self.etag(), Some(self.built))
+        bindery::serve::conditional::is_not_modified(headers, self.etag(), Some(self.built))
     }
 }
 

@@ -91,18 +91,18 @@ pub fn app(state: AppState) -> App {
 }
 
 impl App {
-    /// Serves `service` under `prefix` (`/static`), before the SPA, as `Router::nest_service`
-    /// would but without its per-request URI rebuild ([`ServeCatalog::mounted_at`]). An empty
-    /// prefix (or `/`) replaces the SPA at the root. A prefix mounted again replaces the first.
+    /// Serves `service` under its mount point (`/static`, set with
+    /// [`Builder::mounted_at`](bindery::serve::Builder::mounted_at)), before the SPA, as
+    /// `Router::nest_service` would but without its per-request URI rebuild. One at the root
+    /// replaces the SPA. A mount point mounted again replaces the first.
     ///
     /// ```
     /// # let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
-    /// let app = geo_server::app(geo_server::AppState::new(db))
-    ///     .mount("/spa-copy", bindery::serve::ServeCatalog::new(&geo_server::SPA));
+    /// let copy = bindery::serve::ServeCatalog::builder(&geo_server::SPA).mounted_at("/spa-copy");
+    /// let app = geo_server::app(geo_server::AppState::new(db)).mount(copy.build().unwrap());
     /// # let _ = app;
     /// ```
-    pub fn mount(mut self, prefix: &str, service: ServeCatalog) -> Self {
-        let service = service.mounted_at(prefix);
+    pub fn mount(mut self, service: ServeCatalog) -> Self {
         let mut catalogs = self.catalogs.to_vec();
         let same_mount = catalogs
             .iter()
@@ -161,7 +161,7 @@ impl App {
                 set_content_length(&mut response);
                 // HEAD gets GET's headers, `Content-Length` included, and no body.
                 if request.method() == Method::HEAD {
-                    *response.body_mut() = AppBody::Left(bindery::serve::Body::default());
+                    *response.body_mut() = AppBody::Left(bindery::serve::Body::empty());
                 }
                 finish(&mut response, &self.state.metrics, route_label("/geo/{ip}"));
                 AppFuture::ready(response)
@@ -282,7 +282,7 @@ pin_project_lite::pin_project! {
         // A file: ready at once unless it is decompressed on the blocking pool.
         Static {
             #[pin]
-            inner: bindery::serve::ResponseFuture,
+            inner: bindery::serve::future::ResponseFuture,
             metrics: Option<Arc<Metrics>>,
             deadline: Deadline,
         },

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 use axum::{Json, Router};
 use bindery::Catalog;
-use bindery::serve::ServeCatalog;
+use bindery::serve::{Decompression, ServeCatalog};
 use http::header::{CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use maxminddb::MaxMindDbError;
@@ -75,13 +75,26 @@ impl AppState {
 /// assert_eq!(geo_server::assets().fallback().unwrap().path(), "index.html");
 /// ```
 pub fn assets() -> ServeCatalog {
-    let service = ServeCatalog::new(&SPA)
+    let builder = ServeCatalog::builder(&SPA)
         .spa_fallback("index.html")
-        .decompressed_cache(SPA_CACHE_BUDGET);
+        .decompression(Decompression {
+            cache_bytes: SPA_CACHE_BUDGET,
+            ..Decompression::default()
+        })
+        // Errors are JSON, like every error of the API.
+        .error_body(|status, reason| {
+            let body = serde_json::json!({ "error": reason, "status": status.as_u16() });
+            (
+                HeaderValue::from_static("application/json"),
+                body.to_string().into(),
+            )
+        });
     // A miss under any route is the API's, never the app's page.
     fallback_exclusions()
         .into_iter()
-        .fold(service, ServeCatalog::no_fallback_prefix)
+        .fold(builder, bindery::serve::Builder::no_fallback_prefix)
+        .build()
+        .expect("the SPA has its index.html")
 }
 
 /// What the SPA never answers, from the route table: the fixed part of each route that takes a
@@ -219,9 +232,8 @@ pub(crate) fn geo_ip_response(
         match lookup(&snapshot, ip, language) {
             Ok(json) => {
                 let length = HeaderValue::from(json.len());
-                let mut response = http::Response::new(AppBody::Left(bindery::serve::Body::new(
-                    bytes::Bytes::from(json),
-                )));
+                let mut response =
+                    http::Response::new(AppBody::Left(bindery::serve::Body::from(json)));
                 let headers = response.headers_mut();
                 headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 headers.insert(CONTENT_LENGTH, length);
@@ -360,7 +372,7 @@ async fn openapi(headers: HeaderMap) -> Response {
     described.insert(ETAG, tag.clone());
     let etag = tag.to_str().unwrap_or_default();
     // No Last-Modified of its own: only the ETag validates it.
-    if bindery::serve::is_not_modified(&headers, etag, None) {
+    if bindery::serve::conditional::is_not_modified(&headers, etag, None) {
         return caching::not_modified(described);
     }
     let mut response = ([(CONTENT_TYPE, "application/json")], DOCUMENT).into_response();

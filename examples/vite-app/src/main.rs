@@ -28,7 +28,7 @@ async fn page(State(templates): State<Arc<Templates>>) -> Result<Html<String>, (
 
 #[tokio::main]
 async fn main() {
-    let assets = ServeCatalog::new(&ASSETS).mounted_at("/static");
+    let assets = ServeCatalog::builder(&ASSETS).mounted_at("/static").build().expect("a valid setup");
     let templates = Arc::new(Templates::new(&PAGES).with_assets(&assets));
     let app = Router::new()
         .route("/", get(page))

@@ -716,7 +716,7 @@ static BY_MACRO: bindery::Catalog = bindery::embed!(
 fn main() {
     let (left, right) = (&generated::GENERATED, &BY_MACRO);
     assert_eq!(left.len(), right.len());
-    assert!(left.is_fingerprinted() && right.is_fingerprinted());
+    assert!(left.has_fingerprints() && right.has_fingerprints());
     for (a, b) in left.iter().zip(right.iter()) {
         let path = a.path();
         assert_eq!(path, b.path());

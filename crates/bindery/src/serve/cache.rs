@@ -6,14 +6,9 @@ use std::sync::{Mutex, PoisonError};
 use bytes::Bytes;
 use lru::LruCache;
 
-/// Counters of the decompressed-body cache, from [`ServeCatalog::cache_stats`](super::ServeCatalog::cache_stats).
-///
-/// ```
-/// let stats = bindery::serve::CacheStats::default();
-/// assert_eq!(stats.hits + stats.misses, 0);
-/// ```
+/// Counters of the decompressed-body cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheStats {
+pub(crate) struct CacheStats {
     /// Requests answered from the cache.
     pub hits: u64,
     /// Requests that had to decompress.
@@ -54,24 +49,6 @@ impl DecompressedCache {
         }
     }
 
-    /// The body for `index`, from the cache or from `decompress` (run outside the lock).
-    pub(crate) fn get_or_insert<E>(
-        &self,
-        index: usize,
-        decompress: impl FnOnce() -> Result<Bytes, E>,
-    ) -> Result<Bytes, E> {
-        // A panic elsewhere cannot leave the map inconsistent (every update is a single call),
-        // so a poisoned lock is still safe to use.
-        if let Some(body) = self.lock().entries.get(&index) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(body.clone());
-        }
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        let body = decompress()?;
-        self.insert(index, body.clone());
-        Ok(body)
-    }
-
     /// The body for `index` if cached, counted as a hit or a miss.
     pub(crate) fn get(&self, index: usize) -> Option<Bytes> {
         let found = self.lock().entries.get(&index).cloned();
@@ -84,10 +61,11 @@ impl DecompressedCache {
         found
     }
 
-    /// Keeps `body` for `index` if it fits the budget, evicting the least recently used.
-    pub(crate) fn insert(&self, index: usize, body: Bytes) {
+    /// Keeps `body` for `index` if it fits the budget, evicting the least recently used;
+    /// whether it was kept.
+    pub(crate) fn insert(&self, index: usize, body: Bytes) -> bool {
         if body.len() > self.budget {
-            return;
+            return false;
         }
         let len = body.len();
         let mut state = self.lock();
@@ -101,6 +79,7 @@ impl DecompressedCache {
                 None => break,
             }
         }
+        true
     }
 
     /// Whether the body for `index` is cached, without touching its recency.

@@ -72,7 +72,7 @@ pub(crate) fn evaluate(
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use bindery::serve::is_not_modified;
+/// use bindery::serve::conditional::is_not_modified;
 ///
 /// let mut headers = http::HeaderMap::new();
 /// headers.insert("if-none-match", "W/\"a\", \"b\"".parse().unwrap());

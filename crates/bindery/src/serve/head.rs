@@ -8,7 +8,7 @@ use http::HeaderName;
 ///
 /// Implemented for `http::Request<B>` and `http::request::Parts`; implement it for another
 /// framework's request type to serve a catalog there with
-/// [`ServeCatalog::respond_to`](super::ServeCatalog::respond_to).
+/// [`ServeCatalog::respond`](super::ServeCatalog::respond) or [`ServeCatalog::serve`](super::ServeCatalog::serve).
 ///
 /// ```
 /// use bindery::serve::RequestHead;

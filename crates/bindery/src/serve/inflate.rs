@@ -1,11 +1,12 @@
 //! Decompressing gzip-stored files for clients that do not accept gzip, within bounds: one
 //! decompression in flight per file and length (the requests that want the same bytes wait
-//! for it), at most [`max_decompressions`](super::ServeCatalog::max_decompressions) at once
-//! across the service and its clones, at most
-//! [`decompression_queue`](super::ServeCatalog::decompression_queue) more waiting for a turn
-//! (beyond that a request gets 503 with `Retry-After` at once), no further than the end of the
-//! range asked for, and stopped when every request that wanted it is gone. No timer is needed:
-//! the bounds are counts, so the service works in any tokio runtime.
+//! for it, and share its buffer and its lease of the byte budget), at most
+//! [`Decompression::at_once`](super::Decompression::at_once) at once across the service and its
+//! clones, at most [`Decompression::queue`](super::Decompression::queue) more waiting for a turn
+//! (beyond that, or beyond the byte budget, a request gets 503 with `Retry-After` at once), no
+//! further than the end of the range asked for, and stopped when every request that wanted it
+//! is gone. No timer is needed: the bounds are counts, so the service works in any tokio
+//! runtime.
 //!
 //! Without these, `xargs -P500 curl -H 'Range: bytes=0-0'` on a large gzip-stored file (curl
 //! sends no `Accept-Encoding`) kept every core busy decompressing whole files for one byte each.
@@ -17,18 +18,13 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use bytes::Bytes;
 use tokio::sync::{Notify, Semaphore};
 
+use super::budget::{Budget, Lease};
 use super::cache::DecompressedCache;
 use crate::EmbeddedFile;
 
-/// Counters of the bounded decompression, from
-/// [`ServeCatalog::decompression_stats`](super::ServeCatalog::decompression_stats).
-///
-/// ```
-/// let stats = bindery::serve::DecompressionStats::default();
-/// assert_eq!(stats.started, 0);
-/// ```
+/// Counters of the bounded decompression.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DecompressionStats {
+pub(crate) struct DecompressionStats {
     /// Decompressions begun (each of one file up to one length).
     pub started: u64,
     /// Requests that waited for a decompression another request had begun, instead of
@@ -52,17 +48,24 @@ pub struct DecompressionStats {
 
 /// Why no body came.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Failure {
-    /// The queue for a turn was full: 503.
+pub(crate) enum Failure {
+    /// The queue for a turn, or the byte budget, was full: 503.
     Busy,
     /// The stored bytes do not decompress to the file: 500.
     Corrupt,
 }
 
+/// A decompressed buffer and its lease of the byte budget, shared by the bodies made of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Inflated {
+    pub(crate) bytes: Bytes,
+    pub(crate) lease: Option<Arc<Lease>>,
+}
+
 /// One decompression, shared by the requests that wait for it. They hold it; the work holds
 /// it weakly, and stops when no request does.
 struct Flight {
-    result: OnceLock<Result<Bytes, Failure>>,
+    result: OnceLock<Result<Inflated, Failure>>,
     done: Notify,
 }
 
@@ -94,6 +97,15 @@ impl std::fmt::Debug for Inflater {
             .field("queue", &self.queue)
             .finish_non_exhaustive()
     }
+}
+
+/// What one flight decompresses, and the budget it holds for the result.
+struct Job {
+    key: Key,
+    file: &'static EmbeddedFile,
+    upto: usize,
+    cache: Option<(Arc<DecompressedCache>, usize)>,
+    budget: Arc<Budget>,
 }
 
 impl Inflater {
@@ -137,15 +149,16 @@ impl Inflater {
     }
 
     /// The first `upto` bytes of `file` (all of them when `upto` is its length), joined to a
-    /// decompression in flight for the same bytes or begun on tokio's blocking pool; a whole
-    /// body goes into `cache` (`index` its key) when there is one. Must run inside a tokio
-    /// runtime.
-    pub(super) async fn body(
+    /// decompression in flight for the same bytes or begun on tokio's blocking pool (leasing
+    /// `upto` bytes of `budget` once it has a turn); a whole body goes into `cache` (`index` its key) when
+    /// there is one. Must run inside a tokio runtime.
+    pub(crate) async fn body(
         self: &Arc<Self>,
         file: &'static EmbeddedFile,
         upto: usize,
         cache: Option<(Arc<DecompressedCache>, usize)>,
-    ) -> Result<Bytes, Failure> {
+        budget: &Arc<Budget>,
+    ) -> Result<Inflated, Failure> {
         let key = (std::ptr::from_ref(file) as usize, upto);
         let flight = {
             let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
@@ -160,13 +173,14 @@ impl Inflater {
                         done: Notify::new(),
                     });
                     flights.insert(key, Arc::downgrade(&flight));
-                    tokio::spawn(Arc::clone(self).fly(
+                    let job = Job {
                         key,
                         file,
                         upto,
                         cache,
-                        Arc::downgrade(&flight),
-                    ));
+                        budget: Arc::clone(budget),
+                    };
+                    tokio::spawn(Arc::clone(self).fly(job, Arc::downgrade(&flight)));
                     flight
                 }
             }
@@ -185,26 +199,42 @@ impl Inflater {
 
     /// The work of one flight: a turn, then the decompression on the blocking pool, then the
     /// result handed to whoever still waits.
-    async fn fly(
-        self: Arc<Self>,
-        key: Key,
-        file: &'static EmbeddedFile,
-        upto: usize,
-        cache: Option<(Arc<DecompressedCache>, usize)>,
-        flight: Weak<Flight>,
-    ) {
+    async fn fly(self: Arc<Self>, job: Job, flight: Weak<Flight>) {
+        let Job {
+            key,
+            file,
+            upto,
+            cache,
+            budget,
+        } = job;
+        // The bytes are leased once the work may start: waiting for a turn holds nothing.
         let result = match self.turn().await {
-            Some(turn) => self.decompress(file, upto, &flight, turn).await,
+            Some(turn) => match budget.lease(upto) {
+                Some(lease) => self
+                    .decompress(file, upto, &flight, turn)
+                    .await
+                    .map(|result| result.map(|bytes| (bytes, lease))),
+                None => Some(Err(Failure::Busy)),
+            },
             None => {
                 self.refused.fetch_add(1, Ordering::Relaxed);
                 Some(Err(Failure::Busy))
             }
         };
-        if let (Some(Ok(body)), Some((cache, index))) = (&result, &cache) {
-            if body.len() == file.len() {
-                cache.insert(*index, body.clone());
-            }
-        }
+        let result = result.map(|result| {
+            result.map(|(bytes, mut lease)| {
+                lease.shrink_to(bytes.len());
+                let mut lease = Some(Arc::new(lease));
+                if let Some((cache, index)) = &cache
+                    && bytes.len() == file.len()
+                    && cache.insert(*index, bytes.clone())
+                {
+                    // The cache holds the bytes now, under its own budget.
+                    lease = None;
+                }
+                Inflated { bytes, lease }
+            })
+        });
         {
             let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
             if flights.get(&key).is_some_and(|known| known.ptr_eq(&flight)) {

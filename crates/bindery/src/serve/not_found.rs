@@ -1,17 +1,15 @@
 //! [`NotFoundService`]: a catalog whose misses go to another tower service, answered with status
 //! 404, as tower-http's `ServeDir::not_found_service`.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use http::header::VARY;
-use http::{HeaderValue, Request, Response, StatusCode};
+use http::{Request, Response};
 use http_body_util::Either;
 use tower_service::Service;
 
-use super::decide::Outcome;
-use super::{Body, ResponseFuture, ServeCatalog};
+use super::body::Body;
+use super::future::NotFoundFuture;
+use super::service::{Miss, ServeCatalog};
 
 /// A [`ServeCatalog`] that hands every request it has no file for to `service` and answers
 /// with that service's response, its status set to 404. Made by
@@ -38,15 +36,10 @@ pub struct NotFoundService<S> {
     service: S,
 }
 
-impl ServeCatalog {
-    /// Hands the requests this catalog has no file for (after its SPA fallback and aliases)
-    /// to `service`, whose response is sent with status 404: a page of the application's, a
-    /// router, anything that is a tower `Service`.
-    pub fn not_found_service<S>(self, service: S) -> NotFoundService<S> {
-        NotFoundService {
-            catalog: self,
-            service,
-        }
+impl<S> NotFoundService<S> {
+    /// `catalog`, its misses handed to `service`.
+    pub(crate) fn new(catalog: ServeCatalog, service: S) -> Self {
+        NotFoundService { catalog, service }
     }
 }
 
@@ -64,9 +57,9 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let varies = match self.catalog.decide(&request) {
-            Outcome::NotFound { varies, .. } => varies,
-            found => return NotFoundFuture::Catalog(self.catalog.future_of(found, &request)),
+        let Miss { varies } = match self.catalog.serve_or_miss(&request) {
+            Ok(found) => return NotFoundFuture::Catalog(found),
+            Err(miss) => miss,
         };
         // The ready service answers; a clone takes its place for the next call.
         let clone = self.service.clone();
@@ -74,66 +67,6 @@ where
         NotFoundFuture::Service {
             future: Box::pin(service.call(request)),
             varies,
-        }
-    }
-}
-
-/// The future of [`NotFoundService`].
-pub enum NotFoundFuture<F> {
-    /// A file of the catalog.
-    Catalog(ResponseFuture),
-    /// A miss, answered by the other service (boxed: misses are the uncommon path).
-    Service {
-        /// The other service's answer.
-        future: Pin<Box<F>>,
-        /// Whether the miss depended on `Accept` (the SPA fallback was considered).
-        varies: bool,
-    },
-}
-
-impl<F: std::fmt::Debug> std::fmt::Debug for NotFoundFuture<F> {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NotFoundFuture::Catalog(future) => {
-                formatter.debug_tuple("Catalog").field(future).finish()
-            }
-            NotFoundFuture::Service { varies, .. } => formatter
-                .debug_struct("Service")
-                .field("varies", varies)
-                .finish_non_exhaustive(),
-        }
-    }
-}
-
-impl<F, ResBody, E> Future for NotFoundFuture<F>
-where
-    F: Future<Output = Result<Response<ResBody>, E>>,
-{
-    type Output = Result<Response<Either<Body, ResBody>>, E>;
-
-    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
-        // Neither variant needs pinning in place: `ResponseFuture` is `Unpin` and the other is
-        // boxed.
-        match self.get_mut() {
-            NotFoundFuture::Catalog(future) => Pin::new(future).poll(context).map(|answered| {
-                Ok(answered
-                    .unwrap_or_else(|never| match never {})
-                    .map(Either::Left))
-            }),
-            NotFoundFuture::Service { future, varies } => {
-                future.as_mut().poll(context).map(|answered| {
-                    answered.map(|response| {
-                        let mut response = response.map(Either::Right);
-                        *response.status_mut() = StatusCode::NOT_FOUND;
-                        if *varies {
-                            response
-                                .headers_mut()
-                                .append(VARY, HeaderValue::from_static("accept"));
-                        }
-                        response
-                    })
-                })
-            }
         }
     }
 }

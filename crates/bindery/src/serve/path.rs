@@ -4,10 +4,28 @@ use std::borrow::Cow;
 
 use percent_encoding::{AsciiSet, percent_decode_str};
 
+/// Bytes a `Location` URI-reference cannot carry raw (RFC 3986 §3.3, §3.4): controls, space,
+/// non-ASCII (always escaped by `percent_encode`) and the delimiters outside `pchar` and `query`.
+/// `%` stays, so escapes the client sent are passed on unchanged.
+pub(crate) const NOT_URI: &AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
 /// What a catalog path must escape to be a URL path: what a `Location` cannot carry raw, and
 /// `%` (a catalog path is not yet escaped), `&` and `'`, so that the URL can go into an HTML
 /// attribute as it is. `/` stays: it separates folders in both.
-pub(crate) const URL_PATH: &AsciiSet = &super::response::NOT_URI.add(b'%').add(b'&').add(b'\'');
+pub(crate) const URL_PATH: &AsciiSet = &NOT_URI.add(b'%').add(b'&').add(b'\'');
 
 /// Why a request path is refused (answered with 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +39,7 @@ pub(crate) enum PathError {
 }
 
 impl PathError {
+    /// What the 400 says.
     pub(crate) fn message(self) -> &'static str {
         match self {
             PathError::TooLong => "path too long",

@@ -13,16 +13,51 @@ pub(crate) const MAX_SPECS: usize = 32;
 /// their bytes: the "Apache Killer" request of CVE-2011-3192).
 pub(crate) const MAX_PARTS: usize = 16;
 
+/// Which bytes of a representation an answer carries: the one enum for parts, from the decision
+/// (`Range` against the file's length) to the body (slices of the stored or decompressed bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// All of it: 200.
+    Whole,
+    /// Bytes `start..=end`: 206 with `Content-Range`.
+    Range(RangeInclusive<u64>),
+    /// These sorted, disjoint ranges: 206 `multipart/byteranges` (boxed: rare, and it keeps
+    /// every outcome small to move).
+    Ranges(Box<[RangeInclusive<u64>]>),
+}
+
+impl Part {
+    /// How many leading bytes of a file of `len` bytes the part needs: all for `Whole`, up to
+    /// the last byte of the farthest range otherwise (never more than `len`).
+    pub(crate) fn upto(&self, len: u64) -> u64 {
+        match self {
+            Part::Whole => len,
+            Part::Range(range) => range.end().saturating_add(1).min(len),
+            Part::Ranges(ranges) => ranges
+                .iter()
+                .map(|range| range.end().saturating_add(1))
+                .max()
+                .unwrap_or(len)
+                .min(len),
+        }
+    }
+
+    /// The ranges the part is made of (one for `Range`, none for `Whole`).
+    pub(crate) fn ranges(&self) -> &[RangeInclusive<u64>] {
+        match self {
+            Part::Whole => &[],
+            Part::Range(range) => std::slice::from_ref(range),
+            Part::Ranges(ranges) => ranges,
+        }
+    }
+}
+
 /// What to do with a `Range` header for a representation of `len` bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Decision {
-    /// Ignore it: malformed, another unit, too many specs or parts. Serve the whole
-    /// representation.
-    Full,
-    /// Serve bytes `start..=end`.
-    Partial { start: u64, end: u64 },
-    /// Serve these ranges, sorted and disjoint, as `multipart/byteranges`.
-    Parts(Vec<RangeInclusive<u64>>),
+    /// Serve this part: the whole representation when the header is ignored (malformed,
+    /// another unit, too many specs or parts).
+    Serve(Part),
     /// No byte of any range exists: 416 with `Content-Range: bytes */len`.
     Unsatisfiable,
 }
@@ -32,19 +67,20 @@ pub(crate) enum Decision {
 /// the ranges are sorted and overlapping or adjacent ones merged (§14.6 allows it), so the
 /// parts never hold a byte twice and never add up to more than the file.
 pub(crate) fn decide(text: &str, len: u64) -> Decision {
+    let whole = Decision::Serve(Part::Whole);
     let Some((unit, specs)) = text.split_once('=') else {
-        return Decision::Full;
+        return whole;
     };
     if !unit.trim().eq_ignore_ascii_case("bytes") {
-        return Decision::Full;
+        return whole;
     }
     let mut ranges = Vec::new();
     for (index, spec) in specs.split(',').enumerate() {
         if index == MAX_SPECS {
-            return Decision::Full;
+            return whole;
         }
         match parse_spec(spec.trim(), len) {
-            Spec::Malformed => return Decision::Full,
+            Spec::Malformed => return whole,
             Spec::Unsatisfiable => {}
             Spec::Range(range) => ranges.push(range),
         }
@@ -52,14 +88,11 @@ pub(crate) fn decide(text: &str, len: u64) -> Decision {
     if ranges.is_empty() {
         return Decision::Unsatisfiable;
     }
-    let parts = merge(ranges);
-    match parts.as_slice() {
-        [single] => Decision::Partial {
-            start: *single.start(),
-            end: *single.end(),
-        },
-        parts if parts.len() > MAX_PARTS => Decision::Full,
-        _ => Decision::Parts(parts),
+    let mut parts = merge(ranges);
+    match parts.len() {
+        1 => Decision::Serve(Part::Range(parts.remove(0))),
+        count if count > MAX_PARTS => whole,
+        _ => Decision::Serve(Part::Ranges(parts.into_boxed_slice())),
     }
 }
 
@@ -123,11 +156,17 @@ fn merge(mut ranges: Vec<RangeInclusive<u64>>) -> Vec<RangeInclusive<u64>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Decision, MAX_PARTS, MAX_SPECS, decide};
+    use super::{Decision, MAX_PARTS, MAX_SPECS, Part, decide};
 
     fn partial(start: u64, end: u64) -> Decision {
-        Decision::Partial { start, end }
+        Decision::Serve(Part::Range(start..=end))
     }
+
+    fn parts(ranges: Vec<std::ops::RangeInclusive<u64>>) -> Decision {
+        Decision::Serve(Part::Ranges(ranges.into_boxed_slice()))
+    }
+
+    const FULL: Decision = Decision::Serve(Part::Whole);
 
     #[test]
     fn single_ranges() {
@@ -169,7 +208,7 @@ mod tests {
             "bytes=+1-2",
             "bytes=0-1,,3-4",
         ] {
-            assert_eq!(decide(text, 10), Decision::Full, "{text}");
+            assert_eq!(decide(text, 10), FULL, "{text}");
         }
     }
 
@@ -178,14 +217,11 @@ mod tests {
         let len = 10_000;
         assert_eq!(
             decide("bytes=5000-5009,0-9", len),
-            Decision::Parts(vec![0..=9, 5000..=5009])
+            parts(vec![0..=9, 5000..=5009])
         );
         // Overlapping and adjacent ranges become one: no byte is sent twice.
         assert_eq!(decide("bytes=0-99,50-149,150-199", len), partial(0, 199));
-        assert_eq!(
-            decide("bytes=0-1,5-9", len),
-            Decision::Parts(vec![0..=1, 5..=9])
-        );
+        assert_eq!(decide("bytes=0-1,5-9", len), parts(vec![0..=1, 5..=9]));
         // Unsatisfiable members are dropped when another is satisfiable (RFC 9110 §14.1.1).
         assert_eq!(decide("bytes=0-9,20000-", len), partial(0, 9));
     }
@@ -200,10 +236,10 @@ mod tests {
             format!("bytes={}", specs.join(","))
         };
         assert!(
-            matches!(decide(&spread(MAX_PARTS), len), Decision::Parts(parts) if parts.len() == MAX_PARTS)
+            matches!(decide(&spread(MAX_PARTS), len), Decision::Serve(Part::Ranges(parts)) if parts.len() == MAX_PARTS)
         );
-        assert_eq!(decide(&spread(MAX_PARTS + 1), len), Decision::Full);
-        assert_eq!(decide(&spread(MAX_SPECS + 1), len), Decision::Full);
+        assert_eq!(decide(&spread(MAX_PARTS + 1), len), FULL);
+        assert_eq!(decide(&spread(MAX_SPECS + 1), len), FULL);
         // The same byte asked for a thousand times is not a thousand copies.
         let repeated = format!("bytes={}", vec!["0-"; 30].join(","));
         assert_eq!(decide(&repeated, len), partial(0, len - 1));

@@ -1,4 +1,4 @@
-//! Zero-copy sending (Linux, feature `sendfile`): embedded bytes go from the executable's pages
+//! Zero-copy sending (Linux, feature `zerocopy`): embedded bytes go from the executable's pages
 //! to the socket with `sendfile(2)`, without the copy from user memory into socket buffers that
 //! `write` makes.
 //!
@@ -31,14 +31,14 @@
 //! static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let app = axum::Router::new().fallback_service(bindery::serve::ServeCatalog::new(&SITE));
-//! # #[cfg(feature = "sendfile-axum")]
+//! # #[cfg(feature = "axum")]
 //! axum::serve(bindery::zerocopy::ZeroCopyListener::new(listener), app).await?;
 //! # Ok(()) }
 //! ```
 
 #[cfg(target_os = "linux")]
 mod image;
-#[cfg(feature = "sendfile-axum")]
+#[cfg(feature = "axum")]
 mod listener;
 mod stream;
 
@@ -46,7 +46,7 @@ mod stream;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-#[cfg(feature = "sendfile-axum")]
+#[cfg(feature = "axum")]
 pub use listener::ZeroCopyListener;
 pub use stream::ZeroCopyStream;
 

@@ -65,9 +65,11 @@ async fn main() {
         }
         return;
     }
-    let service = ServeCatalog::new(&ASSETS)
+    let service = ServeCatalog::builder(&ASSETS)
         .spa_fallback("static/index.html")
-        .no_fallback_prefix("/api/");
+        .no_fallback_prefix("/api/")
+        .build()
+        .expect("a valid setup");
     let app = Router::new()
         .route("/api/list", get(|| async { list() }))
         .route("/api/dir/top", get(|| async { dir("static") }))

@@ -170,7 +170,7 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
     assert_eq!(hashed.status, 200);
     assert_eq!(
         hashed.header("cache-control"),
-        Some(bindery::serve::IMMUTABLE)
+        Some(bindery::serve::cache_control::IMMUTABLE)
     );
     assert_eq!(
         hashed.header("content-type"),
@@ -207,7 +207,7 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
         assert_eq!(response["status"], 200, "{seen}");
         assert_eq!(
             response["cacheControl"],
-            bindery::serve::IMMUTABLE,
+            bindery::serve::cache_control::IMMUTABLE,
             "{seen}"
         );
     }
@@ -233,7 +233,7 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
     assert_eq!(server.get(&style).status, 404);
     assert_eq!(
         server.get(&new_style).header("cache-control"),
-        Some(bindery::serve::IMMUTABLE)
+        Some(bindery::serve::cache_control::IMMUTABLE)
     );
     let seen = browse(&project, &server);
     assert_page_runs(&seen, "lazy chunk v2", "rgb(0, 0, 255)");

@@ -40,7 +40,7 @@ fn main() {
 fn offsets_are_exact_in_pie_and_non_pie_executables() {
     let project = Project::new(
         "bindery_zerocopy_offsets",
-        "[features]\ndefault = [\"bindery/sendfile\"]\n",
+        "[features]\ndefault = [\"bindery/zerocopy\"]\n",
     );
     project.write("src/main.rs", MAIN);
     project.write("assets/small.txt", "a small file, by include_bytes!\n");

@@ -81,16 +81,27 @@ async fn files_stored_raw_are_never_gzip_encoded() {
 #[tokio::test]
 async fn the_decompressed_cache_counts_hits_and_respects_its_budget() {
     let index_len = on_disk("index.html").len();
-    let service = ServeCatalog::new(&GZIP).decompressed_cache(index_len + 10);
+    let service = ServeCatalog::builder(&GZIP)
+        .decompression(bindery::serve::Decompression {
+            cache_bytes: index_len + 10,
+            ..bindery::serve::Decompression::default()
+        })
+        .build()
+        .expect("a valid setup");
     for _ in 0..3 {
         assert_eq!(
             get(&service, "/index.html", &[]).await.body,
             on_disk("index.html")
         );
     }
-    let stats = service.cache_stats().expect("on");
+    let stats = service.stats();
     assert_eq!(
-        (stats.misses, stats.hits, stats.entries, stats.bytes),
+        (
+            stats.cache_misses,
+            stats.cache_hits,
+            stats.cache_entries,
+            stats.cache_bytes
+        ),
         (1, 2, 1, index_len)
     );
 
@@ -99,31 +110,41 @@ async fn the_decompressed_cache_counts_hits_and_respects_its_budget() {
         get(&service, "/style.css", &[]).await.body,
         on_disk("style.css")
     );
-    let stats = service.cache_stats().expect("on");
-    assert_eq!(stats.entries, 1);
-    assert!(stats.bytes <= stats.budget);
+    let stats = service.stats();
+    assert_eq!(stats.cache_entries, 1);
+    assert!(stats.cache_bytes <= stats.cache_budget);
     assert_eq!(
         get(&service, "/index.html", &[]).await.body,
         on_disk("index.html")
     );
-    assert_eq!(service.cache_stats().expect("on").misses, 3);
+    assert_eq!(service.stats().cache_misses, 3);
 
     // Clients that take gzip never touch the cache.
     get(&service, "/index.html", &[("accept-encoding", "gzip")]).await;
-    assert_eq!(service.cache_stats().expect("on").misses, 3);
+    assert_eq!(service.stats().cache_misses, 3);
 }
 
 #[tokio::test]
 async fn a_body_larger_than_the_budget_is_served_but_not_kept() {
-    let service = ServeCatalog::new(&GZIP).decompressed_cache(10);
+    let service = ServeCatalog::builder(&GZIP)
+        .decompression(bindery::serve::Decompression {
+            cache_bytes: 10,
+            ..bindery::serve::Decompression::default()
+        })
+        .build()
+        .expect("a valid setup");
     assert_eq!(
         get(&service, "/index.html", &[]).await.body,
         on_disk("index.html")
     );
-    let stats = service.cache_stats().expect("on");
-    assert_eq!((stats.entries, stats.bytes, stats.misses), (0, 0, 1));
-    assert!(
-        ServeCatalog::new(&GZIP).cache_stats().is_none(),
+    let stats = service.stats();
+    assert_eq!(
+        (stats.cache_entries, stats.cache_bytes, stats.cache_misses),
+        (0, 0, 1)
+    );
+    assert_eq!(
+        ServeCatalog::new(&GZIP).stats().cache_budget,
+        0,
         "off by default"
     );
 }
@@ -142,11 +163,29 @@ fn vue_on_disk() -> Vec<u8> {
 #[tokio::test(flavor = "current_thread")]
 async fn a_large_file_decompressed_off_the_worker_is_the_same_bytes() {
     let file = VUE_GZIP.file("vue.min.js").expect("file");
-    assert!(file.gzip().is_some() && file.len() > bindery::serve::DEFAULT_OFF_THREAD_ABOVE);
+    assert!(
+        file.gzip().is_some()
+            && file.len()
+                > bindery::serve::Decompression::default()
+                    .off_thread_above
+                    .expect("on")
+    );
     for service in [
         ServeCatalog::new(&VUE_GZIP),
-        ServeCatalog::new(&VUE_GZIP).decompress_off_thread(None),
-        ServeCatalog::new(&VUE_GZIP).decompressed_cache(1 << 20),
+        ServeCatalog::builder(&VUE_GZIP)
+            .decompression(bindery::serve::Decompression {
+                off_thread_above: None,
+                ..bindery::serve::Decompression::default()
+            })
+            .build()
+            .expect("a valid setup"),
+        ServeCatalog::builder(&VUE_GZIP)
+            .decompression(bindery::serve::Decompression {
+                cache_bytes: 1 << 20,
+                ..bindery::serve::Decompression::default()
+            })
+            .build()
+            .expect("a valid setup"),
     ] {
         let full = get(&service, "/vue.min.js", &[]).await;
         assert_eq!(full.status, StatusCode::OK);
@@ -164,12 +203,18 @@ async fn a_large_file_decompressed_off_the_worker_is_the_same_bytes() {
         assert!(head.body.is_empty());
         assert_eq!(head.header("content-length"), file.len().to_string());
     }
-    let cached = ServeCatalog::new(&VUE_GZIP).decompressed_cache(1 << 20);
+    let cached = ServeCatalog::builder(&VUE_GZIP)
+        .decompression(bindery::serve::Decompression {
+            cache_bytes: 1 << 20,
+            ..bindery::serve::Decompression::default()
+        })
+        .build()
+        .expect("a valid setup");
     get(&cached, "/vue.min.js", &[]).await;
     get(&cached, "/vue.min.js", &[]).await;
-    let stats = cached.cache_stats().expect("cache on");
+    let stats = cached.stats();
     assert_eq!(
-        (stats.misses, stats.hits),
+        (stats.cache_misses, stats.cache_hits),
         (1, 1),
         "the second read came from the cache"
     );

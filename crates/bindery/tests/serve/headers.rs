@@ -1,6 +1,7 @@
 //! Response headers computed at build time: type, length, validators, caching.
 
-use bindery::serve::{IMMUTABLE, NO_CACHE, ServeCatalog};
+use bindery::serve::ServeCatalog;
+use bindery::serve::cache_control::{IMMUTABLE, NO_CACHE};
 use http::StatusCode;
 
 use crate::support::{COPY, GZIP, STATIC, TIMED, get, on_disk};
@@ -114,13 +115,16 @@ async fn cache_control_defaults_and_policy() {
         get(&service, "/app.js", &[]).await.header("cache-control"),
         NO_CACHE
     );
-    let custom = ServeCatalog::new(&STATIC).cache_control(|file| {
-        if file.path().ends_with(".js") {
-            IMMUTABLE
-        } else {
-            "no-store"
-        }
-    });
+    let custom = ServeCatalog::builder(&STATIC)
+        .cache_control(|file| {
+            if file.path().ends_with(".js") {
+                IMMUTABLE
+            } else {
+                "no-store"
+            }
+        })
+        .build()
+        .expect("a valid setup");
     assert_eq!(
         get(&custom, "/app.js", &[]).await.header("cache-control"),
         IMMUTABLE
@@ -136,15 +140,20 @@ async fn cache_control_defaults_and_policy() {
 #[tokio::test]
 async fn a_closure_policy_can_capture_and_an_invalid_value_falls_back_to_no_cache() {
     let seconds = 600;
-    let captured = ServeCatalog::new(&STATIC)
-        .cache_control(move |file| format!("public, max-age={seconds}, x-len={}", file.len()));
+    let captured = ServeCatalog::builder(&STATIC)
+        .cache_control(move |file| format!("public, max-age={seconds}, x-len={}", file.len()))
+        .build()
+        .expect("a valid setup");
     let reply = get(&captured, "/hello.txt", &[]).await;
     assert_eq!(
         reply.header("cache-control"),
         "public, max-age=600, x-len=16"
     );
 
-    let invalid = ServeCatalog::new(&STATIC).cache_control(|_| "bad\nvalue");
+    let invalid = ServeCatalog::builder(&STATIC)
+        .cache_control(|_| "bad\nvalue")
+        .build()
+        .expect("a valid setup");
     assert_eq!(
         get(&invalid, "/hello.txt", &[])
             .await
@@ -155,7 +164,7 @@ async fn a_closure_policy_can_capture_and_an_invalid_value_falls_back_to_no_cach
 
 #[test]
 fn only_hash_like_name_parts_count_as_fingerprints() {
-    use bindery::serve::is_fingerprinted;
+    use bindery::serve::cache_control::has_content_hash;
     for hashed in [
         "assets/index-BdXw3aQ1.js",     // Vite
         "assets/index-4f2a9c1e.css",    // Vite, hex
@@ -165,7 +174,7 @@ fn only_hash_like_name_parts_count_as_fingerprints() {
         "vendor.deadbeefcafe.js",       // hex made of letters only
         "static/media/logo.5d5d9eef.svg",
     ] {
-        assert!(is_fingerprinted(hashed), "{hashed}");
+        assert!(has_content_hash(hashed), "{hashed}");
     }
     for plain in [
         "report-20240101.pdf",
@@ -176,6 +185,6 @@ fn only_hash_like_name_parts_count_as_fingerprints() {
         "3f9a1b2c3d.js",
         "photo-abcdefghijk.jpg",
     ] {
-        assert!(!is_fingerprinted(plain), "{plain}");
+        assert!(!has_content_hash(plain), "{plain}");
     }
 }

@@ -47,7 +47,54 @@ async fn other_methods_get_405_with_allow() {
         let reply = send(&service, request).await;
         assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
         assert_eq!(reply.header("allow"), "GET, HEAD");
-        assert_eq!(reply.header("content-type"), "application/json");
+        assert_eq!(
+            reply.header("content-length"),
+            "0",
+            "no body unless asked for"
+        );
+        assert!(reply.body.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn error_answers_carry_the_body_the_hook_writes() {
+    let service = ServeCatalog::builder(&STATIC)
+        .error_body(|status, reason| {
+            let json = format!(r#"{{"error":"{reason}","status":{}}}"#, status.as_u16());
+            (
+                http::HeaderValue::from_static("application/json"),
+                json.into(),
+            )
+        })
+        .build()
+        .expect("nothing named");
+    for (method, path, expected) in [
+        (
+            Method::POST,
+            "/hello.txt",
+            r#"{"error":"method not allowed","status":405}"#,
+        ),
+        (
+            Method::GET,
+            "/nope.txt",
+            r#"{"error":"not found","status":404}"#,
+        ),
+        (
+            Method::GET,
+            "/%2e%2e/x",
+            r#"{"error":"`.` or `..` segment in path","status":400}"#,
+        ),
+    ] {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(())
+            .expect("request");
+        let reply = send(&service, request).await;
+        assert_eq!(reply.header("content-type"), "application/json", "{path}");
+        assert_eq!(reply.header("content-length"), expected.len().to_string());
+        assert_eq!(&reply.body[..], expected.as_bytes(), "{path}");
+        assert_eq!(reply.header("cache-control"), "no-store");
     }
 }
 

@@ -3,7 +3,7 @@
 use bindery::serve::ServeCatalog;
 use http::StatusCode;
 
-use crate::support::{GZIP, STATIC, TIMED, get, on_disk};
+use crate::support::{COPY, GZIP, STATIC, TIMED, get, on_disk};
 
 async fn range(service: &ServeCatalog, value: &str) -> crate::support::Reply {
     get(service, "/hello.txt", &[("range", value)]).await
@@ -126,4 +126,51 @@ async fn head_ignores_range() {
     let reply = crate::support::send(&service, request).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.header("content-length"), "16");
+}
+
+#[test]
+fn the_parts_of_a_multipart_answer_are_slices_of_the_embedded_bytes() {
+    let service = ServeCatalog::new(&STATIC);
+    let request = http::Request::get("/random.bin")
+        .header("range", "bytes=0-99,1000-1099")
+        .body(())
+        .expect("request");
+    let response = service.respond(&request);
+    assert_eq!(response.status(), StatusCode::PARTIAL_CONTENT);
+    let stored = STATIC.file("random.bin").expect("file").raw().expect("raw");
+    let chunks: Vec<bytes::Bytes> = response.into_body().into_chunks().collect();
+    let parts: Vec<&bytes::Bytes> = chunks.iter().filter(|chunk| chunk.len() == 100).collect();
+    assert_eq!(parts.len(), 2, "{chunks:?}");
+    for part in parts {
+        assert!(
+            stored.as_ptr_range().contains(&part.as_ptr()),
+            "a part is a slice of the binary, not a copy"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_body_beyond_the_heap_budget_gets_503_with_retry_after() {
+    let service = ServeCatalog::builder(&COPY)
+        .decompression(bindery::serve::Decompression {
+            heap_budget: 8,
+            ..bindery::serve::Decompression::default()
+        })
+        .build()
+        .expect("nothing named");
+    // `copy` mode copies the 16 bytes of hello.txt: more than the budget.
+    let refused = get(&service, "/hello.txt", &[]).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.header("retry-after"), "1");
+    assert_eq!(refused.header("cache-control"), "no-store");
+    // A range that fits is served; the budget is given back when a body is dropped.
+    for _ in 0..3 {
+        let part = get(&service, "/hello.txt", &[("range", "bytes=0-4")]).await;
+        assert_eq!(
+            (part.status, &part.body[..]),
+            (StatusCode::PARTIAL_CONTENT, &b"Hello"[..])
+        );
+    }
+    let stats = service.stats();
+    assert_eq!((stats.heap_bytes, stats.heap_refused), (0, 1), "{stats:?}");
 }

@@ -6,7 +6,10 @@ use bindery::serve::ServeCatalog;
 use crate::support::{GZIP, on_disk};
 
 async fn start() -> std::net::SocketAddr {
-    let service = ServeCatalog::new(&GZIP).spa_fallback("index.html");
+    let service = ServeCatalog::builder(&GZIP)
+        .spa_fallback("index.html")
+        .build()
+        .expect("a valid setup");
     let app = axum::Router::new()
         .route("/api/ping", axum::routing::get(|| async { "pong" }))
         .fallback_service(service);

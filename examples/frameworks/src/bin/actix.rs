@@ -7,15 +7,17 @@ static SITE: bindery::Catalog =
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
-    let assets = ServeCatalog::new(&SITE)
+    let assets = ServeCatalog::builder(&SITE)
         .mounted_at("/static")
         .spa_fallback("index.html")
-        .not_found_file("404.html");
+        .not_found_file("404.html")
+        .build()
+        .map_err(std::io::Error::other)?;
     let address = std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".to_owned());
     let server = actix_web::HttpServer::new(move || {
         actix_web::App::new()
             .route("/api/ping", actix_web::web::get().to(|| async { "pong" }))
-            .service(bindery::actix::ServeCatalog::new(assets.clone()))
+            .service(assets.clone())
     })
     .workers(2)
     .bind(&address)?;

@@ -7,10 +7,12 @@ static SITE: bindery::Catalog =
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let assets = ServeCatalog::new(&SITE)
+    let assets = ServeCatalog::builder(&SITE)
         .mounted_at("/static")
         .spa_fallback("index.html")
-        .not_found_file("404.html");
+        .not_found_file("404.html")
+        .build()
+        .map_err(std::io::Error::other)?;
     let app = axum::Router::new()
         .route("/api/ping", axum::routing::get(|| async { "pong" }))
         .fallback_service(assets);

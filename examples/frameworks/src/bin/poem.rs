@@ -14,10 +14,12 @@ fn ping() -> &'static str {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let assets = ServeCatalog::new(&SITE)
+    let assets = ServeCatalog::builder(&SITE)
         .mounted_at("/static")
         .spa_fallback("index.html")
-        .not_found_file("404.html");
+        .not_found_file("404.html")
+        .build()
+        .map_err(std::io::Error::other)?;
     // `nest_no_strip`: the catalog sees the whole path, as its mount point expects.
     let app = poem::Route::new()
         .at("/api/ping", poem::get(ping))

@@ -12,10 +12,11 @@ fn ping() -> &'static str {
 
 #[rocket::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let assets = ServeCatalog::new(&SITE)
+    let assets = ServeCatalog::builder(&SITE)
         .mounted_at("/static")
         .spa_fallback("index.html")
-        .not_found_file("404.html");
+        .not_found_file("404.html")
+        .build()?;
     let address: std::net::SocketAddr = std::env::var("BIND")
         .unwrap_or_else(|_| "127.0.0.1:8080".to_owned())
         .parse()?;
@@ -30,9 +31,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rocket = rocket::custom(config)
         .attach(announce)
         .mount("/", rocket::routes![ping]);
-    bindery::rocket::ServeCatalog::new(assets)
-        .mount(rocket)
-        .launch()
-        .await?;
+    bindery::rocket::mount(rocket, assets).launch().await?;
     Ok(())
 }

@@ -15,10 +15,12 @@ fn ping() -> &'static str {
 
 #[tokio::main]
 async fn main() {
-    let assets = ServeCatalog::new(&SITE)
+    let assets = ServeCatalog::builder(&SITE)
         .mounted_at("/static")
         .spa_fallback("index.html")
-        .not_found_file("404.html");
+        .not_found_file("404.html")
+        .build()
+        .expect("the site has index.html and 404.html");
     // The catalog takes any request body; salvo's own is the one it hands over.
     let handler = || TowerServiceCompat::<ReqBody, _, _, _>::compat(assets.clone());
     let router = Router::new()

@@ -8,10 +8,12 @@ static SITE: bindery::Catalog =
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let assets = ServeCatalog::new(&SITE)
+    let assets = ServeCatalog::builder(&SITE)
         .mounted_at("/static")
         .spa_fallback("index.html")
-        .not_found_file("404.html");
+        .not_found_file("404.html")
+        .build()
+        .map_err(std::io::Error::other)?;
     let ping = warp::path!("api" / "ping").map(|| "pong");
     let files = warp::path("static")
         .and(warp::method())
@@ -33,10 +35,9 @@ async fn main() -> std::io::Result<()> {
                         Ok(uri) => *request.uri_mut() = uri,
                         Err(_) => *request.uri_mut() = http::Uri::from_static("/"),
                     }
-                    assets
-                        .serve_to(&request)
-                        .await
-                        .map(bindery::serve::body_bytes)
+                    let response = assets.serve(&request).await;
+                    let response = response.unwrap_or_else(|never| match never {});
+                    response.map(bindery::serve::Body::into_bytes)
                 }
             },
         );

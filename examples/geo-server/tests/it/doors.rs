@@ -220,11 +220,14 @@ async fn the_front_door_answers_as_the_router_does() {
 
 #[tokio::test]
 async fn a_mounted_catalog_is_served_below_its_prefix_and_routes_can_be_added() {
+    let mounted = |catalog: &'static bindery::Catalog, prefix: &str| {
+        bindery::serve::ServeCatalog::builder(catalog)
+            .mounted_at(prefix)
+            .build()
+            .expect("nothing named")
+    };
     let front = app(state())
-        .mount(
-            "/copy/",
-            bindery::serve::ServeCatalog::new(&geo_server::SPA),
-        )
+        .mount(mounted(&geo_server::SPA, "/copy/"))
         .route("/hello", axum::routing::get(|| async { "hello" }));
     let get = |uri: &str| (Method::GET, uri.to_owned(), Vec::new());
     let (status, headers, body) = answer(front.clone(), request(&get("/copy/app.js"))).await;
@@ -255,8 +258,8 @@ async fn a_mounted_catalog_is_served_below_its_prefix_and_routes_can_be_added() 
     // Mounted again, a prefix is replaced; at the root, a catalog replaces the SPA.
     static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
     let front = front
-        .mount("copy", bindery::serve::ServeCatalog::new(&FIXTURES))
-        .mount("/", bindery::serve::ServeCatalog::new(&FIXTURES));
+        .mount(mounted(&FIXTURES, "copy"))
+        .mount(mounted(&FIXTURES, "/"));
     let (status, _, body) = answer(front.clone(), request(&get("/copy/hello.txt"))).await;
     assert_eq!(
         (status, &body[..]),

@@ -1,0 +1,367 @@
+//! Setting a service up: [`Builder`], whose [`build`](Builder::build) resolves every file it
+//! was told of (the SPA's page, the 404 page, aliases) once, and refuses a name the catalog does
+//! not have, with the names it has that come close.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode};
+
+use super::bodies::Bodies;
+use super::budget::Budget;
+use super::cache::DecompressedCache;
+use super::cache_control::{self, NO_CACHE};
+use super::config::{Chosen, Config, Decompression};
+use super::inflate::Inflater;
+use super::prepared::Prepared;
+use super::service::ServeCatalog;
+use super::site::Site;
+use crate::{Catalog, EmbeddedFile};
+
+/// A policy of `Cache-Control` values by file.
+type Policy = Box<dyn Fn(&EmbeddedFile) -> HeaderValue + Send + Sync>;
+
+/// How a [`ServeCatalog`] is set up; made by [`ServeCatalog::builder`]. Each setter takes and
+/// returns the builder; [`build`](Self::build) checks what they named.
+///
+/// ```
+/// use bindery::serve::ServeCatalog;
+/// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+///
+/// let service = ServeCatalog::builder(&SITE)
+///     .mounted_at("/static")
+///     .not_found_file("index.html")
+///     .build()
+///     .unwrap();
+/// let missing = service.respond(&http::Request::get("/static/no/such/page").body(()).unwrap());
+/// assert_eq!(missing.status(), http::StatusCode::NOT_FOUND);
+/// assert_eq!(missing.headers()["content-type"], "text/html; charset=utf-8");
+///
+/// // A typo is an error at start-up, naming what the catalog has.
+/// let typo = ServeCatalog::builder(&SITE).spa_fallback("idnex.html").build().unwrap_err();
+/// assert_eq!(typo.to_string(), r#"spa_fallback: the catalog has no file "idnex.html" (did you mean "index.html"?)"#);
+/// ```
+pub struct Builder {
+    catalog: &'static Catalog,
+    config: Config,
+    fallback: Option<String>,
+    not_found: Option<String>,
+    aliases: Vec<(String, String)>,
+    policy: Option<Policy>,
+    decompression: Decompression,
+}
+
+impl std::fmt::Debug for Builder {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Builder")
+            .field("config", &self.config)
+            .field("fallback", &self.fallback)
+            .field("not_found", &self.not_found)
+            .field("aliases", &self.aliases)
+            .field("decompression", &self.decompression)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why [`Builder::build`] refused a setup.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A setter named a file the catalog does not have.
+    #[error("{setting}: the catalog has no file {path:?}{}", suggestion(near))]
+    NoSuchFile {
+        /// The setter: `spa_fallback`, `not_found_file` or `alias`.
+        setting: &'static str,
+        /// The path it was given.
+        path: String,
+        /// The catalog's paths closest to it, nearest first (at most three).
+        near: Vec<String>,
+    },
+    /// An alias that can never be asked for: not a catalog path.
+    #[error("alias: {alias:?} is not a catalog path (no `..`, `.` or empty segments, `\\`, NUL)")]
+    BadAlias {
+        /// The alias as given.
+        alias: String,
+    },
+}
+
+fn suggestion(near: &[String]) -> String {
+    match near {
+        [] => String::new(),
+        [one] => format!(" (did you mean {one:?}?)"),
+        more => format!(
+            " (did you mean one of {}?)",
+            more.iter()
+                .map(|path| format!("{path:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+impl Builder {
+    /// The longest raw request path accepted unless told otherwise ([`max_path_len`](Self::max_path_len)).
+    pub const DEFAULT_MAX_PATH_LEN: usize = 2048;
+
+    pub(crate) fn new(catalog: &'static Catalog) -> Builder {
+        Builder {
+            catalog,
+            config: Config::default(),
+            fallback: None,
+            not_found: None,
+            aliases: Vec::new(),
+            policy: None,
+            decompression: Decompression::default(),
+        }
+    }
+
+    /// Serves the catalog under a path prefix, as axum's `Router::nest_service` would, but
+    /// without rebuilding each request's URI: with `mounted_at("/static")`, `/static/app.js` is
+    /// the catalog's `app.js`, `/static` redirects to `/static/`, and paths outside the prefix
+    /// get 404. Redirects and the SPA fallback's [`no_fallback_prefix`](Self::no_fallback_prefix)
+    /// see the whole path. `""` or `"/"` serves at the root (the default).
+    pub fn mounted_at(mut self, prefix: &str) -> Self {
+        let trimmed = prefix.trim_end_matches('/');
+        self.config.mount = if trimmed.is_empty() || trimmed.starts_with('/') {
+            trimmed.to_owned()
+        } else {
+            format!("/{trimmed}")
+        };
+        self
+    }
+
+    /// Answers a GET that matches no file with the catalog's file `path` when it is a browser
+    /// navigation (its `Accept` names `text/html`), so client-side routes such as
+    /// `/lookup/8.8.8.8` load the app. Scripts and images that are missing still get 404.
+    /// Every response that depends on that choice (the page, and the 404 of a request that is
+    /// not a navigation) says `Vary: Accept`, so a shared cache keeps them apart.
+    pub fn spa_fallback(mut self, path: &str) -> Self {
+        self.fallback = Some(path.to_owned());
+        self
+    }
+
+    /// A path prefix that never falls back to the SPA (e.g. `/api/`): a miss there is a 404.
+    pub fn no_fallback_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.config.no_fallback.push(prefix.into());
+        self
+    }
+
+    /// Answers a request that finds nothing (and gets no SPA fallback) with the catalog's file
+    /// `path`, e.g. `404.html`, with status 404 and that file's own headers: its
+    /// `Content-Type`, `ETag`, caching policy and encodings.
+    pub fn not_found_file(mut self, path: &str) -> Self {
+        self.not_found = Some(path.to_owned());
+        self
+    }
+
+    /// Clean URLs: a path without an extension that names no file serves the file with `.html`
+    /// added (`/about` serves `about.html`), and a request for such a file by its `.html` name
+    /// is redirected (308) to the clean one, so each page has one address a cache and a search
+    /// engine see (`/docs/index.html` goes to `/docs/`). Off by default.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE).clean_urls(true).build().unwrap();
+    ///
+    /// assert_eq!(service.respond(&Request::get("/index").body(()).unwrap()).status(), StatusCode::OK);
+    /// let old = service.respond(&Request::get("/index.html").body(()).unwrap());
+    /// assert_eq!(old.status(), StatusCode::PERMANENT_REDIRECT);
+    /// assert_eq!(old.headers()["location"], "/");
+    /// ```
+    pub fn clean_urls(mut self, enabled: bool) -> Self {
+        self.config.clean_urls = enabled;
+        self
+    }
+
+    /// Serves the catalog's file `to` at the path `from` too (both relative to the catalog,
+    /// like its keys), with the same headers and ETag; a file at `from` itself is served
+    /// first. [`build`](Self::build) refuses a `to` the catalog does not have.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE).alias("greeting", "hello.txt").build().unwrap();
+    ///
+    /// let response = service.respond(&Request::get("/greeting").body(()).unwrap());
+    /// assert_eq!(response.headers()["content-type"], "text/plain; charset=utf-8");
+    /// ```
+    pub fn alias(mut self, from: &str, to: &str) -> Self {
+        self.aliases.push((from.to_owned(), to.to_owned()));
+        self
+    }
+
+    /// The file served for a folder path such as `/` or `/docs/` (default `index.html`).
+    pub fn index_file(mut self, name: impl Into<String>) -> Self {
+        self.config.index_file = name.into();
+        self
+    }
+
+    /// The longest raw request path accepted, in bytes ([`DEFAULT_MAX_PATH_LEN`](Self::DEFAULT_MAX_PATH_LEN)); longer paths get 400.
+    pub fn max_path_len(mut self, max_path_len: usize) -> Self {
+        self.config.max_path_len = max_path_len;
+        self
+    }
+
+    /// Sets the `Cache-Control` policy: any function or closure of the file, called once per
+    /// file when the service is built, not per request. A value that is not a valid header
+    /// value falls back to [`NO_CACHE`].
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let max_age = 600;
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE)
+    ///     .cache_control(move |file| match file.mime() {
+    ///         "text/html" => "no-cache".to_owned(),
+    ///         _ => format!("public, max-age={max_age}"),
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let response = service.respond(&http::Request::get("/style.css").body(()).unwrap());
+    /// assert_eq!(response.headers()["cache-control"], "public, max-age=600");
+    /// ```
+    pub fn cache_control<F, V>(mut self, policy: F) -> Self
+    where
+        F: Fn(&EmbeddedFile) -> V + Send + Sync + 'static,
+        V: AsRef<str>,
+    {
+        self.policy = Some(Box::new(move |file| {
+            HeaderValue::try_from(policy(file).as_ref())
+                .unwrap_or_else(|_| HeaderValue::from_static(NO_CACHE))
+        }));
+        self
+    }
+
+    /// How gzip-stored files are decompressed for clients without gzip, and the byte budget
+    /// of heap bodies: see [`Decompression`].
+    pub fn decompression(mut self, settings: Decompression) -> Self {
+        self.decompression = settings;
+        self
+    }
+
+    /// The body of error answers (400, 404 without a 404 page, 405, 412, 416, 500, 503), from
+    /// the status and the reason bindery gives: its `Content-Type` and bytes. Without it they
+    /// have none (`Content-Length: 0`).
+    ///
+    /// ```
+    /// use http::HeaderValue;
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE)
+    ///     .error_body(|status, reason| {
+    ///         let json = format!(r#"{{"error":"{reason}","status":{}}}"#, status.as_u16());
+    ///         (HeaderValue::from_static("application/json"), json.into())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let missing = service.respond(&http::Request::get("/nope").body(()).unwrap());
+    /// assert_eq!(missing.into_body().into_bytes(), r#"{"error":"not found","status":404}"#);
+    /// ```
+    pub fn error_body<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(StatusCode, &'static str) -> (HeaderValue, Bytes) + Send + Sync + 'static,
+    {
+        self.config.error_body = Some(Arc::new(hook));
+        self
+    }
+
+    /// The service, every file named by a setter resolved now: a name the catalog does not
+    /// have is an error naming it and the closest names it has.
+    pub fn build(mut self) -> Result<ServeCatalog, BuildError> {
+        if let Some(path) = self.fallback.take() {
+            self.config.fallback = Some(self.choose("spa_fallback", &path)?);
+        }
+        if let Some(path) = self.not_found.take() {
+            self.config.not_found = Some(self.choose("not_found_file", &path)?);
+        }
+        let mut aliases = Vec::new();
+        for (from, to) in std::mem::take(&mut self.aliases) {
+            let Some(key) = crate::lookup::normalise(&from) else {
+                return Err(BuildError::BadAlias { alias: from });
+            };
+            let key = key.to_owned();
+            let target = self.choose("alias", &to)?;
+            aliases.retain(|(alias, _): &(String, Chosen)| *alias != key);
+            aliases.push((key, target));
+        }
+        aliases.sort_by(|left, right| left.0.cmp(&right.0));
+        self.config.aliases = aliases;
+        Ok(self.assemble())
+    }
+
+    /// The file at `path`, as the service keeps it (by index; for a dev catalog by key, checked
+    /// to be on disk now), or the error naming `setting`.
+    fn choose(&self, setting: &'static str, path: &str) -> Result<Chosen, BuildError> {
+        let missing = || BuildError::NoSuchFile {
+            setting,
+            path: path.to_owned(),
+            near: near(self.catalog, path),
+        };
+        let key = crate::lookup::normalise(path).ok_or_else(missing)?;
+        if self.catalog.is_dev() {
+            self.catalog.file(key).ok_or_else(missing)?;
+            return Ok(Chosen::Key(key.to_owned()));
+        }
+        self.catalog
+            .position(key)
+            .map(Chosen::Index)
+            .ok_or_else(missing)
+    }
+
+    /// The service as set up, without checking names (what [`ServeCatalog::new`] has none of).
+    pub(crate) fn assemble(self) -> ServeCatalog {
+        let catalog = self.catalog;
+        let default_policy =
+            |file: &EmbeddedFile| HeaderValue::from_static(cache_control::default(file));
+        let policy: &dyn Fn(&EmbeddedFile) -> HeaderValue = match &self.policy {
+            Some(policy) => policy,
+            None => &default_policy,
+        };
+        // A dev catalog's files change on disk: each request prepares the file it serves.
+        let prepared = if catalog.is_dev() {
+            Box::default()
+        } else {
+            catalog
+                .files()
+                .iter()
+                .map(|file| Prepared::new(file, policy))
+                .collect()
+        };
+        let settings = self.decompression;
+        let config = self.config;
+        let bodies = Bodies {
+            mode: catalog.mode(),
+            off_thread_above: settings.off_thread_above,
+            cache: (settings.cache_bytes > 0)
+                .then(|| Arc::new(DecompressedCache::new(settings.cache_bytes))),
+            inflater: Arc::new(Inflater::new(settings.at_once, settings.queue)),
+            budget: Budget::new(settings.heap_budget),
+            error_body: config.error_body.clone(),
+        };
+        let site = Site {
+            catalog,
+            prepared,
+            config,
+        };
+        ServeCatalog::from_parts(site, bodies)
+    }
+}
+
+/// The catalog's paths closest to `path`: the same file name in another folder, or a few
+/// edits away; nearest first, at most three.
+fn near(catalog: &Catalog, path: &str) -> Vec<String> {
+    let wanted = path.trim_start_matches('/');
+    let name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
+    let limit = (wanted.len() / 4).max(2);
+    let mut close: Vec<(usize, String)> = catalog
+        .iter()
+        .filter_map(|file| {
+            let candidate = file.path();
+            let distance = strsim::levenshtein(wanted, candidate);
+            let same_name = name(candidate) == name(wanted);
+            (distance <= limit || same_name).then(|| (distance, candidate.to_owned()))
+        })
+        .collect();
+    close.sort();
+    close.into_iter().take(3).map(|(_, path)| path).collect()
+}

@@ -1,0 +1,297 @@
+//! [`ServeCatalog`], the service: a request head in, the stages run in order (decide, build the
+//! response, attach its body), a response (or a future of one) out.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http::{Request, Response};
+use tower_service::Service;
+
+use super::bodies::{Answer, Bodies};
+use super::body::Body;
+use super::builder::Builder;
+use super::decide;
+use super::future::ResponseFuture;
+use super::head::RequestHead;
+use super::not_found::NotFoundService;
+use super::outcome::Outcome;
+use super::path::URL_PATH;
+use super::response;
+use super::site::Site;
+use crate::Catalog;
+
+/// A service serving a `&'static Catalog`: a tower `Service` for axum, hyper and tower-based
+/// servers, and the core of the actix-web and rocket adapters. Cheap to clone (shared state
+/// behind `Arc`). [`ServeCatalog::new`] serves with the defaults; [`ServeCatalog::builder`]
+/// sets it up (mount point, SPA fallback, 404 page, caching, limits).
+///
+/// ```
+/// use bindery::serve::ServeCatalog;
+/// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+///
+/// let service = ServeCatalog::builder(&SITE)
+///     .spa_fallback("index.html")
+///     .no_fallback_prefix("/geo/")
+///     .build()
+///     .unwrap();
+/// let page = service.respond(&http::Request::get("/some/route").header("accept", "text/html").body(()).unwrap());
+/// assert_eq!(page.status(), http::StatusCode::OK);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ServeCatalog {
+    site: Arc<Site>,
+    bodies: Arc<Bodies>,
+}
+
+/// A request the catalog has no file for (after its SPA fallback and aliases) and no 404 page.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Miss {
+    /// Whether the miss depended on `Accept` (the SPA fallback was considered).
+    pub(crate) varies: bool,
+}
+
+impl ServeCatalog {
+    /// A service for `catalog` with the defaults: at the root, `index.html` for folders, no SPA
+    /// fallback and no 404 page (misses get an empty 404), [`cache_control::default`]
+    /// caching, no decompressed-body cache.
+    ///
+    /// [`cache_control::default`]: super::cache_control::default
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// let response = service.respond(&http::Request::get("/hello.txt").body(()).unwrap());
+    /// assert_eq!(response.into_body().into_bytes(), "Hello, bindery!\n");
+    /// ```
+    pub fn new(catalog: &'static Catalog) -> Self {
+        Builder::new(catalog).assemble()
+    }
+
+    /// Sets up a service for `catalog`; [`Builder::build`] checks every file it names.
+    pub fn builder(catalog: &'static Catalog) -> Builder {
+        Builder::new(catalog)
+    }
+
+    /// The service of `site`, its bodies made by `bodies`.
+    pub(crate) fn from_parts(site: Site, bodies: Bodies) -> Self {
+        ServeCatalog {
+            site: Arc::new(site),
+            bodies: Arc::new(bodies),
+        }
+    }
+
+    /// Answers one request now, from any framework's request ([`RequestHead`]; `http::Request`
+    /// and `http::request::Parts` have it): a large decompression is done in place.
+    ///
+    /// ```
+    /// use http::{Request, StatusCode};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    ///
+    /// let ok = service.respond(&Request::get("/hello.txt").body(()).unwrap());
+    /// assert_eq!(ok.status(), StatusCode::OK);
+    /// let missing = service.respond(&Request::get("/nope.txt").body(()).unwrap());
+    /// assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    /// let escape = service.respond(&Request::get("/%2e%2e/Cargo.toml").body(()).unwrap());
+    /// assert_eq!(escape.status(), StatusCode::BAD_REQUEST);
+    /// ```
+    pub fn respond(&self, request: &impl RequestHead) -> Response<Body> {
+        match self.answer(decide::decide(&self.site, request), request) {
+            Answer::Ready(response) => response,
+            Answer::Deferred(deferred) => deferred.finish(),
+        }
+    }
+
+    /// Answers one request, a large decompression done on tokio's blocking pool when there is
+    /// a runtime (within the bounds of [`Decompression`](super::Decompression)); what the tower
+    /// `Service` returns, from a shared reference. Ready at once otherwise.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// let (parts, ()) = http::Request::get("/hello.txt").body(()).unwrap().into_parts();
+    /// let response = service.serve(&parts).await.unwrap();
+    /// assert_eq!(response.status(), http::StatusCode::OK);
+    /// # });
+    /// ```
+    pub fn serve(&self, request: &impl RequestHead) -> ResponseFuture {
+        self.future_of(decide::decide(&self.site, request), request)
+    }
+
+    /// The answer for a request this catalog has a file (or a 404 page) for, or the miss:
+    /// what the rocket adapter and [`NotFoundService`] ask, so that a miss is decided once,
+    /// by the decision stage, not guessed from a response.
+    pub(crate) fn serve_or_miss(&self, request: &impl RequestHead) -> Result<ResponseFuture, Miss> {
+        match decide::decide(&self.site, request) {
+            Outcome::NotFound { page: None, varies } => Err(Miss { varies }),
+            outcome => Ok(self.future_of(outcome, request)),
+        }
+    }
+
+    fn answer(&self, outcome: Outcome<'_>, request: &impl RequestHead) -> Answer {
+        let is_head = request.method_name() == "HEAD";
+        let (response, plan) = response::build(&self.site, outcome, is_head);
+        self.bodies.attach(response, plan)
+    }
+
+    fn future_of(&self, outcome: Outcome<'_>, request: &impl RequestHead) -> ResponseFuture {
+        match self.answer(outcome, request) {
+            Answer::Ready(response) => ResponseFuture::ready(response),
+            Answer::Deferred(deferred) => match tokio::runtime::Handle::try_current() {
+                Ok(_) => ResponseFuture::later(deferred.finish_bounded()),
+                Err(_) => ResponseFuture::ready(deferred.finish()),
+            },
+        }
+    }
+
+    /// Hands the requests this catalog has no file for (after its SPA fallback and aliases)
+    /// to `service`, whose response is sent with status 404: a page of the application's, a
+    /// router, anything that is a tower `Service`.
+    pub fn not_found_service<S>(self, service: S) -> NotFoundService<S> {
+        NotFoundService::new(self, service)
+    }
+
+    /// The absolute URL path a page should link to for the catalog's file `path`: the mount
+    /// point, then [`Catalog::url`] (the fingerprinted name with `fingerprint = true`),
+    /// percent-encoded where a URL needs it; `None` when there is no such file, so a template
+    /// can refuse a typo.
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE).mounted_at("/static").build().unwrap();
+    /// let url = service.url("style.css").unwrap();
+    /// assert!(url.starts_with("/static/style.") && url.ends_with(".css"));
+    /// let response = service.respond(&http::Request::get(&url).body(()).unwrap());
+    /// assert_eq!(response.headers()["cache-control"], bindery::serve::cache_control::IMMUTABLE);
+    /// assert!(service.url("with space.txt").unwrap().starts_with("/static/with%20space."));
+    /// assert_eq!(service.url("nope.css"), None);
+    /// ```
+    pub fn url(&self, path: &str) -> Option<String> {
+        let url = self.site.catalog.url(path)?;
+        let encoded = percent_encoding::utf8_percent_encode(url, URL_PATH);
+        Some(format!("{}/{encoded}", self.site.config.mount))
+    }
+
+    /// The catalog this service serves.
+    pub fn catalog(&self) -> &'static Catalog {
+        self.site.catalog
+    }
+
+    /// The path the catalog is served under, as [`Builder::mounted_at`] normalised it: a
+    /// leading slash and no trailing one; `""` at the root.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE).mounted_at("static/").build().unwrap();
+    /// assert_eq!(service.mount_point(), "/static");
+    /// assert_eq!(bindery::serve::ServeCatalog::new(&SITE).mount_point(), "");
+    /// ```
+    pub fn mount_point(&self) -> &str {
+        &self.site.config.mount
+    }
+
+    /// Whether a request path is this service's to answer: the mount point itself or a path
+    /// below it (`/static`, `/static/a.js`; not `/staticx`). A server with several mounted
+    /// catalogs picks the one that covers the path.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE).mounted_at("/static").build().unwrap();
+    /// assert!(service.covers("/static") && service.covers("/static/a.js"));
+    /// assert!(!service.covers("/staticx/a.js") && !service.covers("/a.js"));
+    /// ```
+    pub fn covers(&self, path: &str) -> bool {
+        self.site.within_mount(path).is_some()
+    }
+
+    /// The service's counters: the decompressed-body cache, the bounded decompression, the
+    /// byte budget of heap bodies.
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// let _ = service.respond(&http::Request::get("/index.html").body(()).unwrap());
+    /// assert_eq!(service.stats().decompressions, 1);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        let cache = self
+            .bodies
+            .cache
+            .as_ref()
+            .map(|cache| cache.stats())
+            .unwrap_or_default();
+        let inflate = self.bodies.inflater.stats();
+        let (heap_bytes, heap_peak, heap_refused, heap_budget) = self.bodies.budget.figures();
+        Stats {
+            cache_hits: cache.hits,
+            cache_misses: cache.misses,
+            cache_entries: cache.entries,
+            cache_bytes: cache.bytes,
+            cache_budget: cache.budget,
+            decompressions: inflate.started,
+            decompressions_merged: inflate.merged,
+            decompressions_abandoned: inflate.abandoned,
+            decompressions_refused: inflate.refused,
+            decompressions_running: inflate.in_flight,
+            decompressions_peak: inflate.peak_in_flight,
+            decompressed_bytes: inflate.bytes,
+            heap_bytes,
+            heap_peak,
+            heap_budget,
+            heap_refused,
+        }
+    }
+}
+
+/// The counters of a [`ServeCatalog`] (and its clones), from [`ServeCatalog::stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Requests answered from the decompressed-body cache.
+    pub cache_hits: u64,
+    /// Requests that looked in the cache and had to decompress.
+    pub cache_misses: u64,
+    /// Bodies the cache holds now.
+    pub cache_entries: usize,
+    /// Bytes the cache holds now.
+    pub cache_bytes: usize,
+    /// The cache's budget (0: no cache).
+    pub cache_budget: usize,
+    /// Decompressions begun (each of one file up to one length), in place or not.
+    pub decompressions: u64,
+    /// Requests that waited for a decompression another request had begun.
+    pub decompressions_merged: u64,
+    /// Decompressions stopped because every request that wanted them was gone.
+    pub decompressions_abandoned: u64,
+    /// Requests answered 503: the queue for a turn was full.
+    pub decompressions_refused: u64,
+    /// Decompressions on the blocking pool now.
+    pub decompressions_running: usize,
+    /// The most that ever ran there at once; never above `Decompression::at_once`.
+    pub decompressions_peak: usize,
+    /// Bytes decompressed, all decompressions together.
+    pub decompressed_bytes: u64,
+    /// Bytes held by heap bodies now (decompressed and not cached, or copied).
+    pub heap_bytes: usize,
+    /// The most ever held at once; never above `heap_budget`.
+    pub heap_peak: usize,
+    /// The budget (`Decompression::heap_budget`).
+    pub heap_budget: usize,
+    /// Requests answered 503 because their body did not fit the budget.
+    pub heap_refused: u64,
+}
+
+impl<B> Service<Request<B>> for ServeCatalog {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        self.serve(&request)
+    }
+}

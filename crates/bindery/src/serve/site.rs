@@ -1,0 +1,99 @@
+//! The site a service serves: its catalog, the header values prepared for each file and the
+//! setup, and the lookups every decision makes in them.
+
+use http::HeaderValue;
+
+use super::cache_control::NO_CACHE;
+use super::config::{Chosen, Config};
+use super::outcome::{Headers, Target};
+use super::prepared::Prepared;
+use crate::{Catalog, EmbeddedFile};
+
+/// What a service was built with; immutable, shared by its clones.
+#[derive(Debug)]
+pub(crate) struct Site {
+    pub(crate) catalog: &'static Catalog,
+    /// Header values of every file, by index; empty for a dev catalog, whose files change on
+    /// disk: each request prepares the file it serves.
+    pub(crate) prepared: Box<[Prepared]>,
+    pub(crate) config: Config,
+}
+
+impl Site {
+    /// The part of a decoded path below the mount point (`/static/a.js` -> `/a.js`), or `None`
+    /// when the path lies outside it. `/static` itself is the folder, `""`.
+    pub(crate) fn within_mount<'p>(&self, decoded: &'p str) -> Option<&'p str> {
+        let rest = decoded.strip_prefix(self.config.mount.as_str())?;
+        (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+    }
+
+    /// The file at a catalog key with its prepared headers: from the table built with the
+    /// service, or, for a dev catalog, the file as it is on disk now with headers made for it.
+    pub(crate) fn find(&self, key: &str) -> Option<Target<'_>> {
+        if self.catalog.is_dev() {
+            return self.on_disk(key);
+        }
+        self.catalog
+            .position(key)
+            .map(|index| self.prepared_at(index))
+    }
+
+    /// The file whose fingerprinted name is `key` (`fingerprint = true`), marked immutable.
+    pub(crate) fn find_by_fingerprint(&self, key: &str) -> Option<Target<'_>> {
+        if !self.catalog.has_fingerprints() {
+            return None;
+        }
+        let file = self.catalog.file_by_url(key)?;
+        let mut target = self.find(file.path())?;
+        target.by_fingerprint = true;
+        Some(target)
+    }
+
+    /// A file chosen when the service was built.
+    pub(crate) fn found(&self, chosen: &Chosen) -> Option<Target<'_>> {
+        match chosen {
+            Chosen::Index(index) => Some(self.prepared_at(*index)),
+            Chosen::Key(key) => self.on_disk(key),
+        }
+    }
+
+    /// A dev catalog's file as it is on disk now, with headers made for it.
+    fn on_disk(&self, key: &str) -> Option<Target<'_>> {
+        let file = self.catalog.file(key)?;
+        let no_cache = |_: &EmbeddedFile| HeaderValue::from_static(NO_CACHE);
+        Some(Target {
+            prepared: Headers::Disk(Box::new(Prepared::new(file, &no_cache))),
+            index: None,
+            by_fingerprint: false,
+        })
+    }
+
+    /// The file at `index` of the table built with the service.
+    fn prepared_at(&self, index: usize) -> Target<'_> {
+        Target {
+            prepared: Headers::Table(&self.prepared[index]),
+            index: Some(index),
+            by_fingerprint: false,
+        }
+    }
+
+    /// Whether `key` names a folder with an index file. Only asks whether the file exists: no
+    /// headers are prepared for it.
+    pub(crate) fn is_folder(&self, key: &str) -> bool {
+        !key.is_empty()
+            && !key.ends_with('/')
+            && self
+                .catalog
+                .file(&format!("{key}/{}", self.config.index_file))
+                .is_some()
+    }
+
+    /// Whether a miss at `decoded` would get the SPA's page for a navigation: a fallback is set
+    /// and the path lies outside the excluded prefixes.
+    pub(crate) fn may_fall_back(&self, decoded: &str) -> bool {
+        self.config.fallback.is_some()
+            && !self.config.no_fallback.iter().any(|prefix| {
+                decoded.starts_with(prefix.as_str()) || decoded == prefix.trim_end_matches('/')
+            })
+    }
+}
