@@ -235,10 +235,19 @@ macro_rules! __bindery_incbin {
                 ::core::concat!(".hidden ", $symbol),
                 ::core::concat!($symbol, ":"),
                 ::core::concat!(".incbin \"", $path, "\""),
-                // Exactly `$len` bytes follow the symbol: a file that grew since codegen measured
-                // it is an assembler error ("invalid .org offset"). Codegen includes its own
-                // sealed copy of the file, which holds exactly the bytes it measured.
-                ::core::concat!(".org ", $symbol, " + ", $len),
+                // Exactly `$len` bytes follow the symbol, or the build fails naming the file: a
+                // file that grew or shrank since codegen measured it (a committed module's
+                // source edited since) is never cut nor zero-padded under its old ETag. The
+                // macro includes its own sealed copy, which holds exactly the bytes measured.
+                ::core::concat!(".if (. - ", $symbol, ") != ", $len),
+                ::core::concat!(
+                    ".error \"bindery: ",
+                    $path,
+                    " is no longer the ",
+                    $len,
+                    " bytes its catalog was made from; regenerate the catalog\""
+                ),
+                ".endif",
                 ".popsection",
                 ".endif",
             );
@@ -252,8 +261,9 @@ macro_rules! __bindery_incbin {
         // this crate's name and the BLAKE3 hash and length of its bytes, with hidden visibility
         // so nothing outside the crate can interpose another definition. Every definition of
         // the symbol therefore holds the same bytes, and the linker keeping any one of them (weak
-        // symbols in COMDAT groups) keeps those bytes. The `.org` directive makes the symbol span
-        // exactly `$len` bytes of its own section, so the array type is exact. The section is
+        // symbols in COMDAT groups) keeps those bytes. The `.if`/`.error` check makes the build
+        // fail unless the symbol spans exactly `$len` bytes of its own section, so the array
+        // type is exact. The section is
         // allocated and not writable (`"a"`), so the bytes are read-only data for the whole life
         // of the program, and `u8` has neither invalid values nor alignment needs.
         let bytes: &'static [u8] = unsafe { &BYTES };

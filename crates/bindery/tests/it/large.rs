@@ -120,3 +120,70 @@ fn large_files_round_trip_without_duplicate_symbols_and_rebuild_when_changed() {
     project.build(&[]);
     assert!(project.run().starts_with("42 reads ok"));
 }
+
+/// A module a build script rendered (as a generated module, with `.incbin` of the source file)
+/// and did not render again: when the file shrinks or grows and the crate is compiled again
+/// (without incremental reuse, as release builds are), the build fails naming the file; its
+/// bytes are never zero-padded or cut under the ETag the module records.
+#[test]
+fn a_rendered_module_whose_large_file_changed_size_fails_to_build_naming_it() {
+    let codegen = crate_path("bindery-codegen");
+    let project = Project::new(
+        "bindery_large_stale",
+        &format!("[build-dependencies]\nbindery-codegen = {{ path = \"{codegen}\" }}\n"),
+    );
+    // Rendered once (the build script reruns only when it changes), the source named by path.
+    project.write(
+        "build.rs",
+        r#"fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+    let manifest_dir = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let manifest = bindery_codegen::Options::new(manifest_dir.join("assets"))
+        .large_threshold(Some(0))
+        .build()
+        .unwrap();
+    let locator = bindery_codegen::emit::Locator::Module {
+        module_dir: out.clone(),
+        blob_dir: out.join("blobs"),
+        manifest_dir: Some(manifest_dir),
+        dev: false,
+    };
+    let text = bindery_codegen::render::module(&manifest, &locator, "ASSETS", "test", "rebuild").unwrap();
+    std::fs::write(out.join("assets.rs"), text).unwrap();
+}
+"#,
+    );
+    let main = |mark: &str| {
+        format!(
+            "include!(concat!(env!(\"OUT_DIR\"), \"/assets.rs\"));\n\nfn main() {{\n    \
+             print!(\"{{}}\", ASSETS.get(\"big.bin\").unwrap().len());\n}}\n// {mark}\n"
+        )
+    };
+    let build = || {
+        let output = project
+            .cargo_command(&["build"])
+            .env("CARGO_INCREMENTAL", "0")
+            .output()
+            .expect("cargo runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    project.write("assets/big.bin", noise(4096, 1));
+    project.write("src/main.rs", main("fresh"));
+    let (built, stderr) = build();
+    assert!(built, "{stderr}");
+    assert_eq!(project.run(), "4096");
+    for (what, len) in [("shrank", 4000), ("grew", 5000)] {
+        project.write("assets/big.bin", noise(len, 1));
+        project.write("src/main.rs", main(what));
+        let (built, error) = build();
+        assert!(!built, "{what}: a stale module must not build");
+        assert!(
+            error.contains("big.bin is no longer the 4096 bytes its catalog was made from"),
+            "{what}: {error}"
+        );
+    }
+}
