@@ -191,13 +191,22 @@ impl Templates {
         self.env.get_template(name)?.render(context)
     }
 
-    /// Renders `source` (not a file of the catalog; it may include or extend them).
+    /// Renders `source` (not a file of the catalog; it may include or extend them) as HTML:
+    /// every value is escaped, as in the catalog's `.html` templates. (minijinja's own
+    /// `render_str` escapes nothing, since a string has no extension to tell its kind.)
+    ///
+    /// ```
+    /// # static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
+    /// let templates = bindery::minijinja::Templates::new(&PAGES);
+    /// let page = templates.render_str("<p>{{ name }}</p>", minijinja::context! { name => "<script>" });
+    /// assert_eq!(page.unwrap(), "<p>&lt;script&gt;</p>");
+    /// ```
     pub fn render_str(
         &self,
         source: &str,
         context: impl serde::Serialize,
     ) -> Result<String, Error> {
-        self.env.render_str(source, context)
+        self.env.render_named_str("render_str.html", source, context)
     }
 
     /// The environment renders use (outside dev mode; in dev mode each render makes its own).
