@@ -17,9 +17,12 @@
 //! backslashes or NUL), hidden segments are refused unless the build embeds them, and a file
 //! whose real path (symlinks resolved) is outside the folder is never read, although a build
 //! follows such links. The rules decide on the file found as well as on the key asked: a key
-//! spelled otherwise than the folder's entries (`APP.JS.MAP` on a case-insensitive file system)
-//! is not found, and a link inside the folder serves its target only if the rules keep the
-//! target too (stricter than a build, which judges a link by its own name).
+//! must be spelled exactly as the folder's entries are (`APP.JS.MAP` is not `app.js.map`, even
+//! on a case-insensitive file system, where `realpath` keeps the spelling asked), and a link
+//! inside the folder serves its target only if the rules keep the target too (stricter than a
+//! build, which judges a link by its own name). The file is then opened from the folder down,
+//! one name at a time without following any link (on Unix), and read from that descriptor: a
+//! folder swapped for a link between the check and the read opens nothing.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -117,24 +120,26 @@ pub(crate) fn file(
         if !is_found_as_asked(&root, relative, &disk, filter) {
             return None;
         }
-        current(&mut folder.seen, source, prefix, relative, &disk)
+        let opened = open_beneath(&root, disk.strip_prefix(&root).ok()?)?;
+        current(&mut folder.seen, source, prefix, relative, opened)
     })
 }
 
 /// Whether the file found on disk (`disk`, its real path) is the one the rules kept under the
 /// key asked for (`relative`): decided on what was found, not only on the string asked.
 ///
-/// When the real path relative to the folder differs from the key, the key either went through
-/// a link inside the folder, or names the file in another spelling that the file system accepts
-/// (`APP.JS.MAP` for `app.js.map` on a case-insensitive one, another Unicode normalisation).
-/// Then the key must be spelled exactly as the folder's entries are, as a build's walk lists
-/// them, and the rules must keep the file found too: a link never serves an excluded or hidden
-/// file under an innocent name.
+/// The key must be spelled exactly as the folder's entries are, as a build's walk lists them:
+/// a file system may accept another spelling (`APP.JS.MAP` for `app.js.map` on a
+/// case-insensitive one, another Unicode normalisation) and `realpath` may keep it, which
+/// would let a spelling the rules do not recognise serve an excluded file. When the real path
+/// differs from the key (a link inside the folder), the rules must keep the file found too: a
+/// link never serves an excluded or hidden file under an innocent name.
 fn is_found_as_asked(root: &Path, relative: &str, disk: &Path, filter: &Filter) -> bool {
     let Some(found) = disk.strip_prefix(root).ok().and_then(Path::to_str) else {
         return false;
     };
-    found == relative || (filter.keeps(found) && is_spelled_as_listed(root, relative))
+    is_spelled_as_listed(root, relative)
+        && (found == relative || (filter.keeps(found) && is_spelled_as_listed(root, found)))
 }
 
 /// Whether each segment of `relative` is, byte for byte, the name of an entry of its folder.
@@ -189,7 +194,14 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
             if !is_found_as_asked(&root, &found.relative, &disk, filter) {
                 continue;
             }
-            if let Some(file) = current(&mut folder.seen, source, prefix, &found.relative, &disk) {
+            let Some(opened) = disk
+                .strip_prefix(&root)
+                .ok()
+                .and_then(|inside| open_beneath(&root, inside))
+            else {
+                continue;
+            };
+            if let Some(file) = current(&mut folder.seen, source, prefix, &found.relative, opened) {
                 listing.push(*file);
             }
         }
@@ -210,16 +222,46 @@ fn jailed(root: &Path, path: &Path) -> Option<PathBuf> {
     resolved.starts_with(root).then_some(resolved)
 }
 
-/// The current version of one file: the one seen before when its length and modification time
-/// are unchanged (or its content is), else a new one read from `disk`.
+/// Opens `inside` (a real path below `root`, no links in it) from `root` down, one name at a
+/// time, following no link: whatever is swapped in along the way after the checks is refused,
+/// never followed out of the folder. Non-blocking, so a FIFO planted there cannot hang a
+/// request (it is then refused as not a regular file).
+#[cfg(unix)]
+fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
+    use rustix::fs::{CWD, Mode, OFlags, openat};
+    let base = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+    let mut folder = openat(CWD, root, base | OFlags::DIRECTORY, Mode::empty()).ok()?;
+    let mut names = inside.components().peekable();
+    while let Some(name) = names.next() {
+        let std::path::Component::Normal(name) = name else {
+            return None;
+        };
+        if names.peek().is_none() {
+            let file = openat(&folder, name, base | OFlags::NONBLOCK, Mode::empty()).ok()?;
+            return Some(std::fs::File::from(file));
+        }
+        folder = openat(&folder, name, base | OFlags::DIRECTORY, Mode::empty()).ok()?;
+    }
+    None
+}
+
+/// Elsewhere, the real path checked just before (a check-then-open window remains there).
+#[cfg(not(unix))]
+fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
+    std::fs::File::open(root.join(inside)).ok()
+}
+
+/// The current version of one file, read from `opened`: the one seen before when its length
+/// and modification time are unchanged (or its content is), else a new one.
 fn current(
     seen: &mut HashMap<String, Seen>,
     source: &DevSource,
     prefix: &str,
     relative: &str,
-    disk: &Path,
+    mut opened: std::fs::File,
 ) -> Option<&'static EmbeddedFile> {
-    let metadata = std::fs::metadata(disk).ok()?;
+    use std::io::Read;
+    let metadata = opened.metadata().ok()?;
     if !metadata.is_file() {
         return None;
     }
@@ -230,7 +272,8 @@ fn current(
     if let Some(known) = seen.get(relative).filter(|known| known.stamp == stamp) {
         return Some(known.file);
     }
-    let bytes = std::fs::read(disk).ok()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(stamp.len).unwrap_or(0));
+    opened.read_to_end(&mut bytes).ok()?;
     let digests = describe::digests(&bytes, source.integrity);
     let hash = digests.hash.clone();
     let modified = source.date.or_else(|| {
@@ -279,4 +322,54 @@ fn version(
         __sha256: Box::leak(Box::new(digests.sha256)),
         __integrity: String::leak(digests.integrity),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use bindery_core::scan::Filter;
+
+    use super::{is_found_as_asked, open_beneath};
+
+    #[test]
+    fn a_key_spelled_otherwise_than_the_folder_is_not_found_even_if_the_disk_says_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("root");
+        std::fs::write(root.join("app.js.map"), "{}").expect("write");
+        let filter = Filter::new(&[], &["**/*.map".to_owned()], false).expect("rules");
+        // What a case-insensitive file system's realpath gives: the spelling asked.
+        let asked = root.join("APP.JS.MAP");
+        assert!(
+            filter.keeps("APP.JS.MAP"),
+            "the exclude glob does not see it"
+        );
+        assert!(!is_found_as_asked(&root, "APP.JS.MAP", &asked, &filter));
+        assert!(is_found_as_asked(
+            &root,
+            "app.js.map",
+            &root.join("app.js.map"),
+            &Filter::new(&[], &[], false).expect("rules")
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn opening_beneath_the_folder_follows_no_link_swapped_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("site");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(root.join("css")).expect("mkdir");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::write(root.join("css/app.css"), "inside").expect("write");
+        std::fs::write(outside.join("app.css"), "secret").expect("write");
+        assert!(open_beneath(&root, Path::new("css/app.css")).is_some());
+        // The folder checked a moment ago is now a link out: nothing is opened.
+        std::fs::rename(root.join("css"), dir.path().join("old-css")).expect("rename");
+        std::os::unix::fs::symlink(&outside, root.join("css")).expect("link");
+        assert!(open_beneath(&root, Path::new("css/app.css")).is_none());
+        // And a file swapped for a link to one outside.
+        std::os::unix::fs::symlink(outside.join("app.css"), root.join("page.css")).expect("link");
+        assert!(open_beneath(&root, Path::new("page.css")).is_none());
+    }
 }

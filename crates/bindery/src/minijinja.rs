@@ -206,7 +206,8 @@ impl Templates {
         source: &str,
         context: impl serde::Serialize,
     ) -> Result<String, Error> {
-        self.env.render_named_str("render_str.html", source, context)
+        self.env
+            .render_named_str("render_str.html", source, context)
     }
 
     /// The environment renders use (outside dev mode; in dev mode each render makes its own).
