@@ -2,6 +2,12 @@
 //! segments of the loaded image (less `PT_GNU_RELRO`, which the loader writes before it seals
 //! it), found from the program headers of `/proc/self/exe` and the load address the kernel chose
 //! (`/proc/self/maps`), and the file itself, opened once.
+//!
+//! The load address comes from where a byte of this very module lies: the mapping that holds
+//! it names its file offset, and the segment holding that offset its address in the image. (The
+//! first mapping at file offset 0 was trusted before; a symbolizer or a profiler that maps the
+//! executable itself adds another, and moved every offset.) Every byte of every range is then
+//! compared with the file, once, before the first `sendfile`.
 
 use std::fs::File;
 use std::io;
@@ -56,20 +62,7 @@ impl Image {
             rustix::fs::minor(identity.dev()),
         );
         let mapped = mappings_of(&maps, device, identity.ino());
-        // The kernel maps the segment holding file offset 0 at the image's base.
-        let first = segments
-            .iter()
-            .find(|segment| segment.p_type(endian) == PT_LOAD && segment.p_offset(endian) == 0)
-            .ok_or_else(|| invalid("no PT_LOAD at offset 0".to_owned()))?;
-        let base_mapping = mapped
-            .iter()
-            .find(|mapping| mapping.offset == 0)
-            .ok_or_else(|| invalid("the executable is not in /proc/self/maps".to_owned()))?;
-        let page = page_size();
-        let bias = base_mapping
-            .start
-            .checked_sub(first.p_vaddr(endian) as usize & !(page - 1))
-            .ok_or_else(|| invalid("load address below the first segment".to_owned()))?;
+        let bias = load_bias(&mapped, segments, endian)?;
         let relro: Vec<(usize, usize)> = segments
             .iter()
             .filter(|segment| segment.p_type(endian) == PT_GNU_RELRO)
@@ -108,33 +101,68 @@ impl Image {
         Ok(image)
     }
 
-    /// Compares the first page of every range in memory with the file: a wrong offset is found
-    /// here, once, never in a response.
+    /// Compares every byte of every range in memory with the file, a megabyte at a time: a
+    /// wrong offset, or a page that is not the file's, is found here, once, never in a response.
     fn check(&self) -> io::Result<()> {
+        const CHUNK: usize = 1024 * 1024;
+        let mut file = vec![0u8; CHUNK];
         for range in &self.ranges {
-            let len = (range.end - range.start).min(4096);
-            // SAFETY: the range is a read-only mapping of the executable (checked against
-            // /proc/self/maps in `load`), mapped for the life of the process.
-            let memory = unsafe { std::slice::from_raw_parts(range.start as *const u8, len) };
-            let mut file = vec![0u8; len];
-            self.file.read_exact_at(&mut file, range.offset)?;
-            if memory != file.as_slice() {
-                return Err(invalid(format!(
-                    "memory at {:#x} differs from the file at offset {:#x}",
-                    range.start, range.offset
-                )));
+            let mut at = range.start;
+            while at < range.end {
+                let len = (range.end - at).min(CHUNK);
+                // SAFETY: the range is a read-only mapping of the executable (checked against
+                // /proc/self/maps in `load`), mapped for the life of the process.
+                let memory = unsafe { std::slice::from_raw_parts(at as *const u8, len) };
+                let offset = range.offset + (at - range.start) as u64;
+                self.file.read_exact_at(&mut file[..len], offset)?;
+                if memory != &file[..len] {
+                    return Err(invalid(format!(
+                        "memory at {at:#x} differs from the file at offset {offset:#x}"
+                    )));
+                }
+                at += len;
             }
         }
         Ok(())
     }
 }
 
-fn invalid(message: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, message)
+/// A byte of this module's own read-only data: where the image is loaded is learnt from where
+/// it lies.
+static ANCHOR: [u8; 16] = *b"bindery zerocopy";
+
+/// The load bias of the image: the address of `ANCHOR` less its address in the ELF file, found
+/// through the read-only mapping of the executable that holds it.
+fn load_bias(
+    mapped: &[Mapping],
+    segments: &[object::elf::ProgramHeader64<object::Endianness>],
+    endian: object::Endianness,
+) -> io::Result<usize> {
+    let anchor = std::hint::black_box(&ANCHOR).as_ptr() as usize;
+    let mapping = mapped
+        .iter()
+        .find(|mapping| mapping.start <= anchor && anchor < mapping.end)
+        .ok_or_else(|| {
+            invalid("this code is not in a read-only map of the executable".to_owned())
+        })?;
+    let offset = mapping.offset + (anchor - mapping.start) as u64;
+    let segment = segments
+        .iter()
+        .find(|segment| {
+            let start = segment.p_offset(endian);
+            segment.p_type(endian) == PT_LOAD
+                && start <= offset
+                && offset < start + segment.p_filesz(endian)
+        })
+        .ok_or_else(|| invalid("no PT_LOAD segment holds this code's data".to_owned()))?;
+    let address = segment.p_vaddr(endian) + (offset - segment.p_offset(endian));
+    anchor
+        .checked_sub(usize::try_from(address).unwrap_or(usize::MAX))
+        .ok_or_else(|| invalid("load address below the image's first address".to_owned()))
 }
 
-fn page_size() -> usize {
-    rustix::param::page_size()
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
 /// A line of `/proc/self/maps` that maps the executable read-only.

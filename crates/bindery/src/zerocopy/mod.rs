@@ -20,11 +20,17 @@
 //!   now holds; an executable cannot be written in place while it runs (`ETXTBSY`).
 //! - Bytes outside the executable's read-only, file-backed data (heap, stack, writable or
 //!   relocated sections) are never sent from the file: the ranges are the non-writable
-//!   `PT_LOAD` segments less `PT_GNU_RELRO`, each checked against `/proc/self/maps` and its first
-//!   page against the file before the first use.
+//!   `PT_LOAD` segments less `PT_GNU_RELRO`, each checked against `/proc/self/maps` and, every
+//!   byte of it, against the file before the first use (a one-time read of the executable's
+//!   read-only data: tens of milliseconds for a binary that embeds tens of megabytes).
+//! - `sendfile` cannot be told not to raise SIGPIPE (as `send` is, with `MSG_NOSIGNAL`), and a
+//!   client that closes its end would then kill a process that has not ignored it. Rust's
+//!   runtime ignores SIGPIPE before `main`; where it is not ignored at the first use (a C host,
+//!   `#[unix_sigpipe = "sig_dfl"]`), zero-copy stays off.
 //!
 //! On other platforms, or where the image cannot be read, [`is_available`] is false and the
-//! stream writes as a plain one.
+//! stream writes as a plain one. A failure that may pass (out of file descriptors, say) is tried
+//! again a second later; one that cannot (not an ELF file, a byte that differs) is final.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -58,11 +64,79 @@ pub use stream::ZeroCopyStream;
 /// third less than the copy.
 pub const DEFAULT_THRESHOLD: usize = 1024 * 1024;
 
-/// The running executable's image, read once; `None` if it cannot be.
+/// The running executable's image, read at the first use; `None` while it cannot be.
 #[cfg(target_os = "linux")]
 fn image() -> Option<&'static image::Image> {
-    static IMAGE: OnceLock<Option<image::Image>> = OnceLock::new();
-    IMAGE.get_or_init(|| image::Image::load().ok()).as_ref()
+    use std::sync::atomic::AtomicBool;
+    use std::sync::{Mutex, PoisonError};
+    static IMAGE: OnceLock<image::Image> = OnceLock::new();
+    /// Set when the image can never be read (not ELF, memory that is not the file's...).
+    static FINAL: AtomicBool = AtomicBool::new(false);
+    /// When the last attempt failed for a reason that may pass.
+    static LAST_FAILURE: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+    if let Some(image) = IMAGE.get() {
+        return Some(image);
+    }
+    if FINAL.load(Ordering::Relaxed) {
+        return None;
+    }
+    let mut last_failure = LAST_FAILURE.lock().unwrap_or_else(PoisonError::into_inner);
+    if last_failure.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
+        return None;
+    }
+    if let Some(image) = IMAGE.get() {
+        return Some(image);
+    }
+    match image::Image::load().and_then(|image| {
+        is_sigpipe_ignored()
+            .then_some(image)
+            .ok_or_else(sigpipe_not_ignored)
+    }) {
+        Ok(image) => Some(IMAGE.get_or_init(|| image)),
+        Err(error) => {
+            if is_final(&error) {
+                FINAL.store(true, Ordering::Relaxed);
+            } else {
+                *last_failure = Some(std::time::Instant::now());
+            }
+            None
+        }
+    }
+}
+
+/// How long after a failure that may pass (out of descriptors) the image is read again.
+#[cfg(target_os = "linux")]
+const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether a failure to read the image is for good: what the file is, not what the process
+/// lacks now.
+#[cfg(target_os = "linux")]
+fn is_final(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::Unsupported
+    )
+}
+
+/// Whether SIGPIPE is ignored, as Rust's runtime sets it before `main`: `sendfile` to a socket
+/// whose peer is gone then fails with `EPIPE` instead of killing the process.
+#[cfg(target_os = "linux")]
+fn is_sigpipe_ignored() -> bool {
+    // SAFETY: `sigaction` with a null new action only reads the current one into `current`,
+    // a zeroed `sigaction` struct that lives for the call.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn sigpipe_not_ignored() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "SIGPIPE is not ignored: sendfile would raise it when a client goes away",
+    )
 }
 
 /// Where `bytes` lie in the executable's file.

@@ -209,3 +209,112 @@ fn heap_bodies_never_go_by_sendfile() {
     );
     assert!(after.plain_writes > before.plain_writes);
 }
+
+/// Runs this binary's test `name` again in a child process with `BINDERY_ZEROCOPY_CHILD` set:
+/// the image is read once per process, so what happens before the first use needs a process
+/// of its own (under nextest and `cargo test` alike).
+fn in_child(name: &str) -> std::process::Output {
+    std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([name, "--exact", "--nocapture", "--test-threads", "1"])
+        .env("BINDERY_ZEROCOPY_CHILD", "1")
+        .output()
+        .expect("the child runs")
+}
+
+fn is_child() -> bool {
+    std::env::var_os("BINDERY_ZEROCOPY_CHILD").is_some()
+}
+
+fn child_passed(name: &str) {
+    let child = in_child(name);
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+}
+
+#[test]
+fn another_map_of_the_executable_does_not_move_the_offsets() {
+    if !is_child() {
+        return child_passed("zerocopy::another_map_of_the_executable_does_not_move_the_offsets");
+    }
+    // What a symbolizer or profiler does: map the executable itself, read-only, at offset 0,
+    // below where the loader put it, before zero-copy first looks.
+    let exe = std::fs::File::open("/proc/self/exe").expect("the executable");
+    let mapped = (1..64usize).find_map(|gib| {
+        // SAFETY: a fresh private read-only map of a file this process holds open, at an
+        // address nothing uses (MAP_FIXED_NOREPLACE refuses one in use); it is never unmapped.
+        let address = unsafe {
+            libc::mmap(
+                (gib << 30) as *mut libc::c_void,
+                64 * 1024,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_FIXED_NOREPLACE,
+                std::os::fd::AsRawFd::as_raw_fd(&exe),
+                0,
+            )
+        };
+        (address != libc::MAP_FAILED).then_some(address as usize)
+    });
+    let mapped = mapped.expect("a free address below 64 GiB");
+    let loaded = check_offsets as fn(&'static bindery::Catalog) -> usize as usize;
+    assert!(
+        mapped < loaded,
+        "the extra map lies below the image ({mapped:#x} < {loaded:#x})"
+    );
+    assert!(zerocopy::is_available());
+    assert!(check_offsets(&STATIC) > 10);
+}
+
+#[test]
+fn without_sigpipe_ignored_zero_copy_stays_off_and_a_closed_client_kills_nothing() {
+    if !is_child() {
+        return child_passed(
+            "zerocopy::without_sigpipe_ignored_zero_copy_stays_off_and_a_closed_client_kills_nothing",
+        );
+    }
+    // SAFETY: back to the default disposition, before any thread of this test writes anything.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    assert!(!zerocopy::is_available(), "sendfile would raise SIGPIPE");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let address = serve(&runtime, ServeCatalog::new(&VUE));
+    for _ in 0..20 {
+        let mut stream = std::net::TcpStream::connect(address).expect("connect");
+        write!(stream, "GET /vue.min.js HTTP/1.1\r\nHost: x\r\n\r\n").expect("send");
+        drop(stream); // gone before the body is written
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let reply = raw_request(address, "GET", "/vue.min.js", &[]);
+    assert_eq!(reply.status, 200, "still serving");
+    assert_eq!(zerocopy::stats().sendfile_calls, 0);
+}
+
+#[test]
+fn a_failure_that_may_pass_is_tried_again() {
+    if !is_child() {
+        return child_passed("zerocopy::a_failure_that_may_pass_is_tried_again");
+    }
+    // No descriptor left to open the executable with: the first use fails, for now.
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` and `setrlimit` read and write a local struct of the right type.
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    // The lowest free descriptor: with the limit there, every open fails.
+    let lowest = std::os::fd::AsRawFd::as_raw_fd(&std::fs::File::open("/dev/null").expect("open"));
+    let lowered = libc::rlimit {
+        rlim_cur: u64::try_from(lowest).expect("a descriptor"),
+        rlim_max: limit.rlim_max,
+    };
+    // SAFETY: as above.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lowered) };
+    assert!(!zerocopy::is_available());
+    // SAFETY: as above.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    assert!(!zerocopy::is_available(), "not before a second has passed");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(zerocopy::is_available(), "tried again, and it works now");
+}
