@@ -75,7 +75,16 @@ impl RawH2 {
         local: Option<std::net::IpAddr>,
         settings: &[(u16, u32)],
     ) -> RawH2 {
-        let stream = crate::connect_from(address, local);
+        Self::try_connect_from(address, local, settings).expect("connect")
+    }
+
+    /// [`connect_from`](Self::connect_from), failing instead of panicking: for tools.
+    pub fn try_connect_from(
+        address: SocketAddr,
+        local: Option<std::net::IpAddr>,
+        settings: &[(u16, u32)],
+    ) -> std::io::Result<RawH2> {
+        let stream = crate::try_connect_from(address, local)?;
         let _ = stream.set_nodelay(true);
         let mut payload = Vec::new();
         for (id, value) in settings {
@@ -84,20 +93,20 @@ impl RawH2 {
         }
         let mut opening = PREFACE.to_vec();
         opening.extend(frame(SETTINGS, 0, 0, &payload));
-        (&stream).write_all(&opening).expect("send the preface");
+        (&stream).write_all(&opening)?;
         let shared = Arc::new(Shared {
             received: Mutex::new(Received::default()),
             changed: Condvar::new(),
         });
-        let reader = stream.try_clone().expect("clone the socket");
-        let writer = stream.try_clone().expect("clone the socket");
+        let reader = stream.try_clone()?;
+        let writer = stream.try_clone()?;
         let listener = Arc::clone(&shared);
         std::thread::spawn(move || read_frames(reader, writer, &listener, Instant::now()));
-        RawH2 {
+        Ok(RawH2 {
             writer: Mutex::new(stream),
             next_stream: Mutex::new(1),
             shared,
-        }
+        })
     }
 
     /// Opens a stream with a request (`:authority` test, `:scheme` http) and no body; its id.

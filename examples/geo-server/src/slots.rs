@@ -294,4 +294,27 @@ mod tests {
             "another /64"
         );
     }
+
+    #[test]
+    fn a_trusted_proxy_counts_against_the_cap_only() {
+        let trusted: crate::proxy::TrustedProxies = "10.0.0.0/8".parse().expect("ranges");
+        let slots = Slots::with_limits(3, 1, trusted);
+        let proxy: std::net::IpAddr = "10.0.0.2".parse().expect("address");
+        let busy = Activity::new();
+        let _request = busy.request_started(false);
+        // Three pooled connections of one proxy, each busy: past the per-client share of 1.
+        let held: Vec<_> = (0..3)
+            .map(|_| {
+                slots
+                    .take(proxy, &busy)
+                    .expect("counted against the cap only")
+            })
+            .collect();
+        assert_eq!(
+            slots.take(proxy, &busy).err(),
+            Some(Refused::Full),
+            "the cap still holds"
+        );
+        drop(held);
+    }
 }

@@ -138,7 +138,8 @@ async fn a_byte_or_a_preface_then_silence_is_closed_at_the_header_deadline() {
     let metrics = metrics_of(&server);
     let expired = metric(
         &metrics,
-        "geo_connections_expired_total{phase=\"first_request\"}",
+        "geo_connections_expired_total",
+        &[("phase", "first_request")],
     );
     assert!(
         expired >= 200.0,
@@ -146,12 +147,10 @@ async fn a_byte_or_a_preface_then_silence_is_closed_at_the_header_deadline() {
     );
 }
 
-fn metric(exposition: &str, name: &str) -> f64 {
-    exposition
-        .lines()
-        .find_map(|line| line.strip_prefix(name))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} in\n{exposition}"))
+/// A sample of the exposition, which must have it.
+fn metric(exposition: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
+    bindery_test_support::metric(exposition, name, labels)
+        .unwrap_or_else(|| panic!("{name} {labels:?} in\n{exposition}"))
 }
 
 #[tokio::test]
@@ -223,7 +222,7 @@ fn http2_streams_held_at_window_0_close_their_connection_and_free_their_memory()
         "--public-metrics",
     ]);
     let address = socket_address(&server);
-    let heap = || metric(&metrics_of(&server), "geo_heap_in_use_bytes");
+    let heap = || metric(&metrics_of(&server), "geo_heap_in_use_bytes", &[]);
     let baseline = heap();
     let attackers: Vec<RawH2> = (0..10)
         .map(|_| RawH2::connect(address, &[(INITIAL_WINDOW_SIZE, 0)]))
@@ -260,7 +259,11 @@ fn http2_streams_held_at_window_0_close_their_connection_and_free_their_memory()
     }
     let metrics = metrics_of(&server);
     assert!(
-        metric(&metrics, "geo_connections_expired_total{phase=\"stalled\"}") >= 10.0,
+        metric(
+            &metrics,
+            "geo_connections_expired_total",
+            &[("phase", "stalled")]
+        ) >= 10.0,
         "{metrics}"
     );
     // Everything the held streams took is freed once their connections close.
@@ -313,11 +316,15 @@ async fn one_client_holding_every_slot_with_keep_alive_does_not_lock_out_another
     }
     let metrics = metrics_of(&server);
     assert!(
-        metric(&metrics, "geo_connections_evicted_total") >= 5.0,
+        metric(&metrics, "geo_connections_evicted_total", &[]) >= 5.0,
         "{metrics}"
     );
     assert_eq!(
-        metric(&metrics, "geo_connections_refused_total{limit=\"cap\"}"),
+        metric(
+            &metrics,
+            "geo_connections_refused_total",
+            &[("limit", "cap")]
+        ),
         0.0
     );
 }
@@ -362,7 +369,8 @@ fn at_the_cap_with_nothing_idle_new_connections_are_refused_and_open_ones_served
             assert!(
                 metric(
                     &reply.text(),
-                    "geo_connections_refused_total{limit=\"cap\"}"
+                    "geo_connections_refused_total",
+                    &[("limit", "cap")]
                 ) >= 1.0
             );
             break;

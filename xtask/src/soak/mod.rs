@@ -1,0 +1,194 @@
+//! `cargo xtask soak`: the release geo-server on loopback under mixed traffic and hostile
+//! clients for a bounded time, while its memory-mapped database is replaced in every way a
+//! deployment does it.
+//!
+//! - Well-behaved load: wrk with `benches/wrk/soak.lua` (lookups, the SPA with and without
+//!   gzip, ranges, revalidations, bad paths), 32 connections.
+//! - Beside it, the clients of clients.rs: connections that open and wait, HTTP/2 streams held
+//!   at window 0, slow readers of two ranges, a client hogging connections from another
+//!   address, spoofers.
+//! - The database, every 5 s in turn (swaps.rs): renamed over, copied over in place, truncated
+//!   and then written, and the SIGHUP race.
+//!
+//! Passes ([`Report::check`]) when the load saw no 5xx and no socket error, every hostile
+//! connection was closed within its deadline, every slow reader got its answer whole, no spoof
+//! was believed, private RSS less the answer cache at the end is within 2% of its value after
+//! the first minute (short runs: within 4 MiB of it after 3 s), one private copy of the
+//! database is mapped, and the server shuts down cleanly. The figures go to
+//! `target/bench/soak.md`. `--quick`: 20 s, on the sample database when no GeoLite2 file is
+//! present (CI).
+
+mod clients;
+mod report;
+mod server;
+mod swaps;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{Context, bail, ensure};
+
+use crate::process::{build_release_binary, ensure_wrk, geolite2, wrk};
+use report::Report;
+use server::Server;
+use swaps::Swapper;
+
+/// Flags of `cargo xtask soak`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Seconds of load (default 600: ten minutes).
+    #[arg(long, default_value_t = 600)]
+    pub seconds: u64,
+    /// 20 seconds, on the sample database when no GeoLite2 file is present.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// The deadlines the server is started with, short so that hostile connections cycle.
+const HEADER_TIMEOUT: u64 = 2;
+const IDLE_TIMEOUT: u64 = 5;
+/// The caps: the hog's connections pass its share, and all of them together the cap.
+const CAP: usize = 360;
+const PER_CLIENT: usize = 200;
+/// Hostile connections held open at all times that open and wait.
+const OPENINGS: usize = 100;
+/// HTTP/2 connections holding streams at window 0 at all times.
+const WINDOW_ZERO: usize = 8;
+/// Slow readers of two ranges at all times.
+const SLOW_READERS: usize = 8;
+/// The hog's keep-alive connections.
+const HOG: usize = 240;
+
+/// Runs the soak and fails on what [`Report::check`] refuses or an unclean shutdown.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let seconds = if args.quick { 20 } else { args.seconds.max(30) };
+    ensure_wrk()?;
+    build_release_binary("geo-server", "geo-server")?;
+    let (database, which) = match geolite2() {
+        Some(path) => (std::fs::read(&path)?, path.display().to_string()),
+        None if args.quick => {
+            let path = sample_database()?;
+            (std::fs::read(&path)?, "the sample database".to_owned())
+        }
+        None => bail!("the soak maps a real database: run `cargo xtask geodb` first (or --quick)"),
+    };
+    let dir = tempfile::tempdir()?;
+    let mut swapper = Swapper::new(dir.path(), &database)?;
+    let server = Server::start(&swapper.live)?;
+    let measured = soak(&server, &mut swapper, seconds, which);
+    let stopped = server.stop();
+    let report = measured?;
+    println!("{report}");
+    std::fs::create_dir_all("target/bench")?;
+    std::fs::write("target/bench/soak.md", format!("{report}\n"))?;
+    report.check()?;
+    stopped?;
+    println!("soak: passed; geo-server shut down cleanly");
+    Ok(())
+}
+
+/// The load, the clients and the swaps, in two stretches: the first minute (3 s in short
+/// runs), then the rest; after each, the memory in the same settled state.
+fn soak(
+    server: &Server,
+    swapper: &mut Swapper<'_>,
+    seconds: u64,
+    which: String,
+) -> anyhow::Result<Report> {
+    // Warm-up: the same traffic (it brings up the blocking pool and fills caches).
+    let warm = load_for(server, 5)?;
+    ensure!(warm.status.success(), "warm-up wrk failed");
+    let clients = clients::Clients::start(server.address);
+    let first = if seconds >= 120 { 60 } else { 3 };
+    let mut samples = Vec::new();
+    let mut settled = Vec::new();
+    for stretch in [first, seconds - first] {
+        let load = wrk(Some(1), 32, stretch)
+            .args(["-s", "benches/wrk/soak.lua"])
+            .arg(format!("http://{}", server.address))
+            .stdout(Stdio::piped())
+            .spawn()?;
+        swapper.during(Duration::from_secs(stretch), server)?;
+        let output = load.wait_with_output()?;
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        ensure!(output.status.success(), "wrk failed: {text}");
+        samples.push(text);
+        settled.push(server.settled_kib()?);
+    }
+    let tallies = clients.stop();
+    let mut report = Report {
+        which,
+        seconds,
+        requests: 0,
+        server_errors: 0,
+        socket_errors: 0,
+        p99_ms: 0.0,
+        clients: tallies,
+        expired_first_request: server.metric(
+            "geo_connections_expired_total",
+            &[("phase", "first_request")],
+        )?,
+        expired_stalled: server.metric("geo_connections_expired_total", &[("phase", "stalled")])?,
+        evicted: server.metric("geo_connections_evicted_total", &[])?,
+        refused: server.metric("geo_connections_refused_total", &[("limit", "cap")])?
+            + server.metric("geo_connections_refused_total", &[("limit", "client")])?,
+        swaps: swapper.done,
+        reloads: server.reloads.load(std::sync::atomic::Ordering::Relaxed),
+        refusals: server.refusals.load(std::sync::atomic::Ordering::Relaxed),
+        mapped_copies: server.mapped_databases(swapper.dir)?,
+        baseline_after_s: first,
+        baseline_kib: settled[0],
+        end_kib: settled[1],
+    };
+    for text in &samples {
+        let sample = crate::bench_http::parse_wrk(text)?;
+        report.requests += sample.requests;
+        report.socket_errors += sample.errors;
+        report.p99_ms = report.p99_ms.max(sample.p99_ms);
+        report.server_errors += text
+            .lines()
+            .find_map(|line| line.strip_prefix("server_errors="))
+            .and_then(|value| value.trim().parse::<u64>().ok())
+            .context("the script reports server_errors")?;
+    }
+    // The server must still answer, from the last database.
+    let health = bindery_test_support::try_raw_request(
+        server.address,
+        None,
+        "GET",
+        "/geo/81.2.69.160",
+        &[],
+    )?;
+    ensure!(
+        health.status == 200,
+        "after the soak: {}",
+        health.status_line
+    );
+    Ok(report)
+}
+
+/// wrk with the soak's script for `seconds`, waited for.
+fn load_for(server: &Server, seconds: u64) -> anyhow::Result<std::process::Output> {
+    Ok(wrk(Some(1), 32, seconds)
+        .args(["-s", "benches/wrk/soak.lua"])
+        .arg(format!("http://{}", server.address))
+        .output()?)
+}
+
+/// The sample database the release build wrote (geodb's build script), for runs without a
+/// GeoLite2 file.
+fn sample_database() -> anyhow::Result<PathBuf> {
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> =
+        std::fs::read_dir("target/release/build")?
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("geodb-"))
+            .map(|entry| entry.path().join("out/sample-city.mmdb"))
+            .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
+            .collect();
+    found.sort();
+    found
+        .pop()
+        .map(|(_, path)| path)
+        .context("no sample database under target/release/build/geodb-*/out")
+}
