@@ -60,14 +60,13 @@ pub struct Tallies {
 pub struct Clients {
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
-    pub tallies: Arc<Tallies>,
 }
 
 impl Clients {
-    /// Starts every kind against `address`.
-    pub fn start(address: SocketAddr) -> Clients {
+    /// Starts every kind against `address`, counting into `tallies`.
+    pub fn start(address: SocketAddr, tallies: &Arc<Tallies>) -> Clients {
         let stop = Arc::new(AtomicBool::new(false));
-        let tallies = Arc::new(Tallies::default());
+        let tallies = Arc::clone(tallies);
         let mut threads = Vec::new();
         let mut spawn = |work: fn(SocketAddr, usize, &Tallies), index: usize| {
             let (stop, tallies) = (Arc::clone(&stop), Arc::clone(&tallies));
@@ -91,20 +90,15 @@ impl Clients {
         threads.push(std::thread::spawn(move || {
             hog(address, &stop_hog, &hog_tallies)
         }));
-        Clients {
-            stop,
-            threads,
-            tallies,
-        }
+        Clients { stop, threads }
     }
 
-    /// Stops every client and waits for them.
-    pub fn stop(self) -> Arc<Tallies> {
+    /// Stops every client and waits for them: their connections are closed when it returns.
+    pub fn stop(self) {
         self.stop.store(true, Ordering::Relaxed);
         for thread in self.threads {
             let _ = thread.join();
         }
-        self.tallies
     }
 }
 

@@ -89,7 +89,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 }
 
 /// The load, the clients and the swaps, in two stretches: the first minute (3 s in short
-/// runs), then the rest; after each, the memory in the same settled state.
+/// runs), then the rest; after each, with the load and every client stopped (their
+/// connections closed), the memory in the same settled state.
 fn soak(
     server: &Server,
     swapper: &mut Swapper<'_>,
@@ -99,11 +100,12 @@ fn soak(
     // Warm-up: the same traffic (it brings up the blocking pool and fills caches).
     let warm = load_for(server, 5)?;
     ensure!(warm.status.success(), "warm-up wrk failed");
-    let clients = clients::Clients::start(server.address);
+    let tallies = std::sync::Arc::new(clients::Tallies::default());
     let first = if seconds >= 120 { 60 } else { 3 };
     let mut samples = Vec::new();
     let mut settled = Vec::new();
     for stretch in [first, seconds - first] {
+        let clients = clients::Clients::start(server.address, &tallies);
         let load = wrk(Some(1), 32, stretch)
             .args(["-s", "benches/wrk/soak.lua"])
             .arg(format!("http://{}", server.address))
@@ -114,9 +116,9 @@ fn soak(
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
         ensure!(output.status.success(), "wrk failed: {text}");
         samples.push(text);
+        clients.stop();
         settled.push(server.settled_kib()?);
     }
-    let tallies = clients.stop();
     let mut report = Report {
         which,
         seconds,
@@ -138,8 +140,9 @@ fn soak(
         refusals: server.refusals.load(std::sync::atomic::Ordering::Relaxed),
         mapped_copies: server.mapped_databases(swapper.dir)?,
         baseline_after_s: first,
-        baseline_kib: settled[0],
-        end_kib: settled[1],
+        baseline_kib: settled[0].0,
+        end_kib: settled[1].0,
+        heap_kib: [settled[0].1, settled[1].1],
     };
     for text in &samples {
         let sample = crate::bench_http::parse_wrk(text)?;

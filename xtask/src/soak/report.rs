@@ -33,6 +33,8 @@ pub struct Report {
     pub baseline_after_s: u64,
     pub baseline_kib: f64,
     pub end_kib: f64,
+    /// The heap in use (less the answer cache) at the same two moments.
+    pub heap_kib: [f64; 2],
 }
 
 fn load(tally: &Tally) -> (u64, u64, u64, f64) {
@@ -159,11 +161,14 @@ impl fmt::Display for Report {
         )?;
         write!(
             out,
-            "private RSS less the answer cache after {} s {:.1} MiB, at the end {:.1} MiB ({:+.2}%)",
+            "private RSS less the answer cache after {} s {:.1} MiB, at the end {:.1} MiB ({:+.2}%); \
+             heap in use less the cache {:.1} MiB, then {:.1} MiB",
             self.baseline_after_s,
             self.baseline_kib / 1024.0,
             self.end_kib / 1024.0,
-            self.growth()
+            self.growth(),
+            self.heap_kib[0] / 1024.0,
+            self.heap_kib[1] / 1024.0
         )
     }
 }

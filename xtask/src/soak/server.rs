@@ -113,12 +113,12 @@ impl Server {
     }
 
     /// The memory in one settled state, measured the same way after each stretch of load: the
-    /// well-behaved load stopped (the hostile clients go on), the last swap's reload landed,
+    /// load and the clients stopped, the last swap's reload landed,
     /// then a SIGHUP reload of the same file, which empties the answer cache (and gives its
     /// memory back), so what remains is what the server holds besides the cache. Private RSS
     /// (`RssAnon`: heap, stacks; the mapped database's pages come and go) less the cache's
-    /// bytes, in KiB.
-    pub fn settled_kib(&self) -> anyhow::Result<f64> {
+    /// bytes, in KiB, and the heap the server's allocator counts as in use, in KiB.
+    pub fn settled_kib(&self) -> anyhow::Result<(f64, f64)> {
         std::thread::sleep(Duration::from_secs(3));
         let landed =
             || self.reloads.load(Ordering::Relaxed) + self.refusals.load(Ordering::Relaxed);
@@ -133,8 +133,14 @@ impl Server {
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_secs(1));
-        let cache = self.metric("geo_answer_cache_bytes", &[])?;
-        Ok(status_kib(self.pid, "RssAnon")? as f64 - cache / 1024.0)
+        let metrics = self.metrics()?;
+        let read = |name| {
+            bindery_test_support::metric(&metrics, name, &[]).with_context(|| format!("no {name}"))
+        };
+        let cache = read("geo_answer_cache_bytes")?;
+        let heap = read("geo_heap_in_use_bytes")? - cache;
+        let rss = status_kib(self.pid, "RssAnon")? as f64 - cache / 1024.0;
+        Ok((rss, heap / 1024.0))
     }
 
     /// How many distinct private copies of the database are mapped (unnamed files in `dir`, or
