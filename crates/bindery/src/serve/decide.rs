@@ -9,7 +9,7 @@ use http::header::{ACCEPT, ACCEPT_ENCODING, IF_RANGE, RANGE};
 use super::conditional::{self, Verdict};
 use super::encoding::Accepted;
 use super::head::{RequestHead, first_text, text};
-use super::outcome::{Headers, Outcome, Selection, Served, Target};
+use super::outcome::{Headers, Outcome, Refusal, Selection, Served, Target};
 use super::path;
 use super::prepared::{Prepared, Representation};
 use super::range::{self, Decision, Part};
@@ -167,8 +167,8 @@ fn serve_part<'a>(
     let file = target.prepared.file;
     let etag = encoded.map_or(file.etag(), |representation| representation.etag_text);
     let selection = match conditional::evaluate(request, etag, file.modified()) {
-        Verdict::Failed => Selection::PreconditionFailed,
-        Verdict::NotModified => Selection::NotModified,
+        Verdict::Failed => Selection::Refused(Refusal::PreconditionFailed),
+        Verdict::NotModified => Selection::Refused(Refusal::NotModified),
         Verdict::Proceed => range_part(range_header, first_text(request, &IF_RANGE), file),
     };
     Served {
@@ -244,6 +244,6 @@ fn range_part(
     }
     match range::decide(range_header, file.len() as u64) {
         Decision::Serve(part) => Selection::Part(part),
-        Decision::Unsatisfiable => Selection::Unsatisfiable,
+        Decision::Unsatisfiable => Selection::Refused(Refusal::Unsatisfiable),
     }
 }

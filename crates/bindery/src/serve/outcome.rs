@@ -68,12 +68,19 @@ pub(crate) struct Served<'a> {
 /// What of the chosen representation a request gets, once its preconditions are evaluated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Selection {
+    /// These bytes: the whole representation, or ranges of identity.
+    Part(Part),
+    /// No body, for this reason.
+    Refused(Refusal),
+}
+
+/// Why a request for a file that exists gets no body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
     /// 304: the client's copy is current.
     NotModified,
     /// 412: a precondition (`If-Match`, `If-Unmodified-Since`) failed.
     PreconditionFailed,
     /// 416: no byte of the range exists.
     Unsatisfiable,
-    /// These bytes: the whole representation, or ranges of identity.
-    Part(Part),
 }

@@ -12,7 +12,7 @@ use super::body::Body;
 use super::cache_control::IMMUTABLE;
 use super::config::ErrorBody;
 use super::multipart;
-use super::outcome::{Outcome, Selection, Served};
+use super::outcome::{Outcome, Refusal, Selection, Served};
 use super::path::NOT_URI;
 use super::prepared::Prepared;
 use super::range::Part;
@@ -106,30 +106,10 @@ fn file_response(
         out.insert(VARY, HeaderValue::from_static("accept-encoding"));
     }
     let part = match selection {
-        Selection::NotModified => {
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            return (response, Plan::Done);
-        }
-        Selection::PreconditionFailed => {
-            // The current validator tells the client what it should have sent; the error
-            // itself is not to be stored.
-            let mut failed = error(site, StatusCode::PRECONDITION_FAILED, "precondition failed");
-            failed.headers_mut().insert(ETAG, etag.clone());
-            return (failed, Plan::Done);
-        }
-        Selection::Unsatisfiable => {
-            let mut refused = error(
-                site,
-                StatusCode::RANGE_NOT_SATISFIABLE,
-                "range not satisfiable",
-            );
-            let len = prepared.file.len();
-            if let Ok(content_range) = HeaderValue::try_from(format!("bytes */{len}")) {
-                refused.headers_mut().insert(CONTENT_RANGE, content_range);
-            }
-            return (refused, Plan::Done);
-        }
         Selection::Part(part) => part,
+        Selection::Refused(refusal) => {
+            return (refuse(site, response, refusal, etag, prepared), Plan::Done);
+        }
     };
     *response.status_mut() = status;
     let out = response.headers_mut();
@@ -155,6 +135,42 @@ fn file_response(
         content_type: prepared.content_type.clone(),
     };
     (response, plan)
+}
+
+/// The answer to a request whose conditions or range rule out the body: `304` on the
+/// response already carrying the validators, or a `412`/`416` error.
+fn refuse(
+    site: &Site,
+    mut response: Response<Body>,
+    refusal: Refusal,
+    etag: &HeaderValue,
+    prepared: &Prepared,
+) -> Response<Body> {
+    match refusal {
+        Refusal::NotModified => {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            response
+        }
+        Refusal::PreconditionFailed => {
+            // The current validator tells the client what it should have sent; the error
+            // itself is not to be stored.
+            let mut failed = error(site, StatusCode::PRECONDITION_FAILED, "precondition failed");
+            failed.headers_mut().insert(ETAG, etag.clone());
+            failed
+        }
+        Refusal::Unsatisfiable => {
+            let mut refused = error(
+                site,
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                "range not satisfiable",
+            );
+            let len = prepared.file.len();
+            if let Ok(content_range) = HeaderValue::try_from(format!("bytes */{len}")) {
+                refused.headers_mut().insert(CONTENT_RANGE, content_range);
+            }
+            refused
+        }
+    }
 }
 
 /// The status, `Content-Length` and (for ranges) `Content-Range` or multipart `Content-Type`
