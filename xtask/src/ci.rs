@@ -9,7 +9,7 @@
 
 use std::process::Command;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, bail, ensure};
 
 use crate::process::{apt_install, cargo, cargo_command, one_shot_builds, run_command};
 
@@ -23,49 +23,6 @@ pub struct Args {
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-/// Committed modules written by `cargo xtask embed`, with the arguments that regenerate each.
-/// CI fails, naming the command, when one is stale.
-pub const GENERATED: [&[&str]; 4] = [
-    &[
-        "assets/fixtures",
-        "--mode",
-        "static",
-        "--out",
-        "examples/bindata-demo/src/fixtures_static.rs",
-        "--name",
-        "FIXTURES_STATIC",
-    ],
-    &[
-        "assets/fixtures",
-        "--mode",
-        "gzip",
-        "--out",
-        "examples/bindata-demo/src/fixtures_gzip.rs",
-        "--name",
-        "FIXTURES_GZIP",
-    ],
-    &[
-        "assets/fixtures",
-        "--mode",
-        "copy",
-        "--out",
-        "examples/bindata-demo/src/fixtures_copy.rs",
-        "--name",
-        "FIXTURES_COPY",
-    ],
-    &[
-        "assets/spa",
-        "--mode",
-        "gzip",
-        "--out",
-        "examples/bindata-demo/src/spa.rs",
-        "--name",
-        "SPA",
-        "--precompress",
-        "br,zstd",
-        "--dev",
-    ],
-];
 const E2E: &str = "examples/geo-server/e2e";
 /// The Vite front end bindery's Vite test builds (vite and playwright-core, pinned).
 const VITE_APP: &str = "examples/vite-app";
@@ -135,20 +92,54 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `cargo xtask embed ... --check` for every committed generated module; the generator
-/// names each stale file and the command that regenerates it.
+/// Runs `cargo xtask embed … --check` for every committed generated module, with the
+/// arguments its own header records (`regenerate = "bindery embed …"`); the generator names
+/// each stale file and the command that regenerates it.
 fn check_generated() -> anyhow::Result<()> {
-    for arguments in GENERATED {
-        eprintln!("xtask: cargo xtask embed {} --check", arguments.join(" "));
+    let modules = generated_modules()?;
+    ensure!(
+        !modules.is_empty(),
+        "no committed generated module was found"
+    );
+    for (module, arguments) in modules {
+        eprintln!(
+            "xtask: {module}: cargo xtask embed {} --check",
+            arguments.join(" ")
+        );
         let command_line = ["cargo xtask", "embed"]
             .into_iter()
-            .chain(arguments.iter().copied())
+            .chain(arguments.iter().map(String::as_str))
             .chain(["--check"]);
         if bindery_cli::run(command_line) != std::process::ExitCode::SUCCESS {
-            bail!("a committed generated module is stale");
+            bail!("{module} is stale");
         }
     }
     Ok(())
+}
+
+/// Every committed Rust file that is a generated module (its header has `regenerate =
+/// "bindery embed …"`), with the arguments that line records, split as a shell would.
+pub fn generated_modules() -> anyhow::Result<Vec<(String, Vec<String>)>> {
+    let listed = Command::new("git").args(["ls-files", "*.rs"]).output()?;
+    ensure!(listed.status.success(), "git ls-files failed");
+    let mut modules = Vec::new();
+    for path in String::from_utf8_lossy(&listed.stdout).lines() {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let Some(line) = text
+            .lines()
+            .take(20)
+            .find_map(|line| line.trim().strip_prefix("regenerate = \"bindery embed "))
+        else {
+            continue;
+        };
+        let command = line.trim_end_matches("\";");
+        let words = shlex::split(command)
+            .with_context(|| format!("{path}: cannot read the regenerate line {command:?}"))?;
+        modules.push((path.to_owned(), words));
+    }
+    Ok(modules)
 }
 
 /// `cargo package` of every published crate, with verification: each is built from its

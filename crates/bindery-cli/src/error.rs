@@ -18,10 +18,10 @@ pub enum Error {
     Usage(String),
     /// An option that codegen refuses (a bad glob or prefix, an encoding given twice, a missing
     /// folder): nothing was written. Exit status 2.
-    #[error("{}{source}", flag.map(|flag| format!("{flag}: ")).unwrap_or_default())]
+    #[error("{}{source}", flag.as_ref().map(|flag| format!("{flag}: ")).unwrap_or_default())]
     Invalid {
         /// The flag at fault, as the command line spells it; `None` for the folder.
-        flag: Option<&'static str>,
+        flag: Option<String>,
         /// What codegen found wrong.
         source: bindery_codegen::Error,
     },

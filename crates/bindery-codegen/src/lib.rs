@@ -21,7 +21,7 @@ pub mod emit;
 mod encoding;
 mod identity;
 mod manifest;
-mod options;
+pub mod options;
 pub mod pack;
 pub mod render;
 mod source_date;
@@ -41,24 +41,18 @@ pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
     is_compiled_in,
 };
-pub use manifest::{Entry, Manifest, Rules, Stored, Variant};
+pub use manifest::{Entry, Manifest, Stored, Variant};
 pub use options::{
-    DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Options, Progress,
+    DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Modified, Options, Progress, Rules,
     parse_large_threshold, parse_size,
 };
 pub use source_date::{DateOrigin, SOURCE_DATE_EPOCH, SourceDate};
 pub use track::{TRACKED_ENV, is_tracked, track};
 pub use validate::{Concern, Problem};
 
-/// The version of the contract between generated code and the `bindery` runtime: the hidden
-/// fields of `EmbeddedFile` and what `bindery::__private_v2` offers. Code this crate emits names
-/// `::bindery::__private_v{CONTRACT}`, and generated modules record it, so a module meets only a
-/// runtime that reads it (ARCHITECTURE.md, "The generated-code contract").
-///
-/// ```
-/// assert_eq!(bindery_codegen::CONTRACT, 2);
-/// ```
-pub const CONTRACT: u32 = 2;
+/// The version of the contract between generated code and the `bindery` runtime
+/// (`bindery_core::CONTRACT`): code this crate emits names `::bindery::__private_v{CONTRACT}`.
+pub use bindery_core::CONTRACT;
 
 /// The runtime's path in generated code: `crate_path` as tokens (`::bindery` when it is not a
 /// path, which validation refused before).

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::options::Rules;
 use crate::{Encoding, Mode};
 
 /// Everything known about a folder at build time, in catalog order.
@@ -42,28 +43,6 @@ pub struct Manifest {
     /// Whether each file is also served under its fingerprinted name
     /// ([`Entry::fingerprinted`]).
     pub fingerprint: bool,
-    /// The algorithm of every entry's [`integrity`](Entry::integrity) string.
-    pub integrity: crate::Integrity,
-}
-
-/// The rules that chose a manifest's files and what they record, kept so that bindery's dev mode
-/// reads the folder with exactly the build's rules.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Rules {
-    /// Include globs (empty: every file).
-    pub include: Vec<String>,
-    /// Exclude globs; exclude wins.
-    pub exclude: Vec<String>,
-    /// Whether names starting with `.` are embedded.
-    pub include_hidden: bool,
-    /// Whether modification times are recorded.
-    pub modified: bool,
-    /// Whether `.gitignore` and `.ignore` files are honoured.
-    pub gitignore: bool,
-    /// Whether precompressed siblings are variants rather than files.
-    pub siblings: bool,
-    /// The one date given to every file instead ([`Options::source_date`](crate::Options::source_date)).
-    pub date: Option<u64>,
 }
 
 /// One file of a [`Manifest`].

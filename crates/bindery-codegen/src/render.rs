@@ -36,7 +36,7 @@ pub fn is_identifier(name: &str) -> bool {
 /// let locator = Locator::Module { module_dir: root.clone(), blob_dir: root.join("bindata"), manifest_dir: None, dev: false };
 /// let text = module(&manifest, &locator, "ASSETS", "generated: do not edit", "bindery embed .").unwrap();
 /// assert!(text.starts_with("// generated: do not edit\n"));
-/// assert!(text.contains("contract = 2;"));
+/// assert!(text.contains(&format!("contract = {};", bindery_codegen::CONTRACT)));
 /// assert!(text.contains("pub static ASSETS: ::bindery::Catalog"));
 /// assert!(text.contains(r#"include_bytes!("hello.txt")"#));
 /// ```

@@ -5,24 +5,33 @@
 use crate::encoding::precompress_problem;
 use crate::{Error, Options, normalise_prefix, scan::compile_glob};
 
-/// What a [`Problem`] is about.
+/// What a [`Problem`] is about: the folder, or an option (by its name in
+/// [`SETTINGS`](crate::options::SETTINGS)), and for an option that takes a list, the item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Concern {
     /// The folder to embed.
     Folder,
-    /// The include glob at this index, in the order given.
-    Include(usize),
-    /// The exclude glob at this index, in the order given.
-    Exclude(usize),
-    /// The path prefix.
-    Prefix,
-    /// The gzip level.
-    Level,
-    /// The encoding at this index of the `precompress` list.
-    Precompress(usize),
-    /// The path generated code names the runtime by.
-    CratePath,
+    /// The option of this name; for a list, the item at this index, in the order given.
+    Setting {
+        /// The option's name (a macro key).
+        name: &'static str,
+        /// The item of a list the problem is about.
+        index: Option<usize>,
+    },
+}
+
+impl Concern {
+    fn of(name: &'static str) -> Concern {
+        Concern::Setting { name, index: None }
+    }
+
+    fn item(name: &'static str, index: usize) -> Concern {
+        Concern::Setting {
+            name,
+            index: Some(index),
+        }
+    }
 }
 
 /// One thing wrong with [`Options`]: what it concerns, and the error.
@@ -50,36 +59,39 @@ impl Options {
     ///     .validate()
     ///     .unwrap_err();
     /// let concerns: Vec<Concern> = problems.iter().map(|problem| problem.concern).collect();
-    /// assert_eq!(concerns, [Concern::Prefix, Concern::Exclude(1)]);
+    /// assert_eq!(concerns, [
+    ///     Concern::Setting { name: "prefix", index: None },
+    ///     Concern::Setting { name: "exclude", index: Some(1) },
+    /// ]);
     /// assert_eq!(problems[1].error.to_string(), "invalid glob `a[`: unclosed character class; missing ']'");
     /// ```
     pub fn validate(&self) -> Result<(), Vec<Problem>> {
         let mut problems = Vec::new();
         let mut push = |concern, error| problems.push(Problem { concern, error });
         if let Err(error) = normalise_prefix(&self.prefix) {
-            push(Concern::Prefix, error);
+            push(Concern::of("prefix"), error);
         }
         if self.level > 9 {
-            push(Concern::Level, Error::Level { level: self.level });
+            push(Concern::of("level"), Error::Level { level: self.level });
         }
         for index in 0..self.precompress.len() {
             if let Some(error) = precompress_problem(&self.precompress, index) {
-                push(Concern::Precompress(index), error);
+                push(Concern::item("precompress", index), error);
             }
         }
-        for (index, glob) in self.include.iter().enumerate() {
-            if let Err(error) = compile_glob(glob) {
-                push(Concern::Include(index), error);
-            }
-        }
-        for (index, glob) in self.exclude.iter().enumerate() {
-            if let Err(error) = compile_glob(glob) {
-                push(Concern::Exclude(index), error);
+        for (name, globs) in [
+            ("include", &self.rules.include),
+            ("exclude", &self.rules.exclude),
+        ] {
+            for (index, glob) in globs.iter().enumerate() {
+                if let Err(error) = compile_glob(glob) {
+                    push(Concern::item(name, index), error);
+                }
             }
         }
         if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
             push(
-                Concern::CratePath,
+                Concern::of("crate_path"),
                 Error::CratePath {
                     path: self.crate_path.clone(),
                 },

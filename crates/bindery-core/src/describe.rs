@@ -20,7 +20,8 @@ pub fn hash(bytes: &[u8]) -> String {
 /// assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == 34);
 /// ```
 pub fn etag(hash: &str) -> String {
-    format!("\"{}\"", &hash[..32.min(hash.len())])
+    let digits = crate::ETAG_LEN - 2;
+    format!("\"{}\"", &hash[..digits.min(hash.len())])
 }
 
 /// The media type guessed from a file's name, `application/octet-stream` when unknown.

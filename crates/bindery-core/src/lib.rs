@@ -25,6 +25,7 @@ mod ignore_files;
 mod integrity;
 pub mod key;
 mod mode;
+pub mod rules;
 #[cfg(feature = "scan")]
 #[cfg_attr(docsrs, doc(cfg(feature = "scan")))]
 pub mod scan;
@@ -33,6 +34,25 @@ pub use encoding::{Encoding, ParseEncodingError};
 pub use error::Error;
 pub use integrity::{Integrity, ParseIntegrityError};
 pub use mode::{Mode, ParseModeError};
+
+/// The version of the contract between generated code and the `bindery` runtime: what
+/// `bindery::__private_v{CONTRACT}` offers, the hidden fields of `EmbeddedFile`, and the
+/// arguments of the macros generated code calls. Generated code names that module and
+/// committed modules record the number, so a module meets only a runtime that reads it
+/// (ARCHITECTURE.md, "The generated-code contract"). A test keeps a hash of that surface and
+/// fails, asking for a bump, when it changes.
+///
+/// ```
+/// assert_eq!(bindery_core::CONTRACT, 3);
+/// ```
+pub const CONTRACT: u32 = 3;
+
+/// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
+///
+/// ```
+/// assert_eq!(bindery_core::ETAG_LEN, "\"0123456789abcdef0123456789abcdef\"".len());
+/// ```
+pub const ETAG_LEN: usize = 34;
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -105,6 +105,24 @@ impl Filter {
         self
     }
 
+    /// The filter `rules` describe for the folder `root`: their globs, hidden files, and ignore
+    /// files when they say so. What a build and dev mode both use.
+    ///
+    /// ```
+    /// use bindery_core::rules::Rules;
+    /// let rules = Rules { exclude: vec!["**/*.map".into()], ..Rules::default() };
+    /// let filter = bindery_core::scan::Filter::for_rules(&rules, std::path::Path::new(".")).unwrap();
+    /// assert!(!filter.keeps("app.js.map") && filter.keeps("app.js"));
+    /// ```
+    pub fn for_rules(rules: &crate::rules::Rules, root: &Path) -> Result<Filter, Error> {
+        let filter = Filter::new(&rules.include, &rules.exclude, rules.hidden)?;
+        Ok(if rules.gitignore {
+            filter.gitignore(root)
+        } else {
+            filter
+        })
+    }
+
     /// Whether a file at this relative path is kept.
     pub fn is_match(&self, relative: &str) -> bool {
         let is_included = self

@@ -148,10 +148,12 @@ fn manifest_dir() -> syn::Result<PathBuf> {
 fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Error {
     // An error of one option points at it; the rest at the folder.
     let option = match error {
-        Error::FileTooLarge { .. } => settings.spans.max_file_size,
-        Error::TotalTooLarge { .. } => settings.spans.max_total_size,
-        Error::FingerprintCollision { .. } => settings.spans.fingerprint,
-        Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => settings.spans.modified,
+        Error::FileTooLarge { .. } => settings.spans.key("max_file_size"),
+        Error::TotalTooLarge { .. } => settings.spans.key("max_total_size"),
+        Error::FingerprintCollision { .. } => settings.spans.key("fingerprint"),
+        Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => {
+            settings.spans.key("modified")
+        }
         _ => None,
     };
     syn::Error::new(

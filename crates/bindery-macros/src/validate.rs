@@ -1,17 +1,16 @@
-//! Checking the parsed arguments: each key and the kind of its value here, every other rule in
-//! `Options::validate` (bindery-codegen), whose problems are spanned on the argument they concern.
+//! Checking the parsed arguments against the one list of options (bindery-codegen's
+//! `SETTINGS`): each key, the kind of its value, then the option's own parsing and every other
+//! rule in `Options::validate`, each problem spanned on the argument it concerns.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 
-use bindery_codegen::{Concern, Encoding, Error, Mode, Options};
+use bindery_codegen::options::{Given, Setting, Takes, names, setting};
+use bindery_codegen::{Concern, Error, Options};
 use proc_macro2::Span;
 use syn::LitStr;
 
 use crate::input::{Input, Value};
-
-const KEYS: &str = "mode, include, exclude, prefix, hidden, modified, level, allow_missing, large, \
-                    precompress, crate_path, integrity, fingerprint, max_file_size, max_total_size, gitignore, precompressed";
 
 /// Checked arguments: the codegen options plus the spans errors found later should point at.
 pub(crate) struct Settings {
@@ -19,32 +18,40 @@ pub(crate) struct Settings {
     pub folder: LitStr,
     /// The environment variables the folder argument named, for rebuild tracking.
     pub variables: Vec<String>,
-    /// Where the options whose errors only the build finds were written.
-    pub spans: BuildSpans,
+    /// Where each option was written.
+    pub spans: Spans,
 }
 
-/// The spans of the options that errors found while building concern.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct BuildSpans {
-    pub max_file_size: Option<Span>,
-    pub max_total_size: Option<Span>,
-    pub fingerprint: Option<Span>,
-    pub modified: Option<Span>,
-}
-
-/// Where each option was written (the argument's place among the arguments, and the span of
-/// the literal), so that a problem points at its argument.
+/// Where each option was written: its argument's place among the arguments (errors are shown
+/// in argument order), its key, and its value (each item of a list).
 #[derive(Default)]
-struct Spans {
-    /// The argument being applied.
+pub(crate) struct Spans {
+    written: HashMap<&'static str, Written>,
+}
+
+struct Written {
     argument: usize,
-    include: Vec<(usize, Span)>,
-    exclude: Vec<(usize, Span)>,
-    prefix: Option<(usize, Span)>,
-    level: Option<(usize, Span)>,
-    precompress: Vec<(usize, Span)>,
-    crate_path: Option<(usize, Span)>,
-    build: BuildSpans,
+    key: Span,
+    items: Vec<Span>,
+}
+
+impl Spans {
+    /// The key of the option `name`, when it was given: where an error the build finds about
+    /// it points.
+    pub(crate) fn key(&self, name: &str) -> Option<Span> {
+        self.written.get(name).map(|written| written.key)
+    }
+
+    /// The argument and span a problem of option `name` (its list item `index`) points at.
+    fn place(&self, name: &str, index: Option<usize>) -> Option<(usize, Span)> {
+        let written = self.written.get(name)?;
+        let span = index
+            .and_then(|index| written.items.get(index))
+            .or(written.items.first())
+            .copied()
+            .unwrap_or(written.key);
+        Some((written.argument, span))
+    }
 }
 
 /// All errors of one expansion, each with the place of its argument, shown in argument order.
@@ -81,36 +88,31 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
     let mut options =
         Options::new(manifest_dir.join(&expanded.path)).crate_dir(manifest_dir.to_path_buf());
     let mut spans = Spans::default();
-    let mut seen = HashSet::new();
     for (argument, arg) in input.args.into_iter().enumerate() {
         let argument = argument + 1;
-        spans.argument = argument;
         let key = arg.key.to_string();
-        let key_span = Some(arg.key.span());
-        match key.as_str() {
-            "max_file_size" => spans.build.max_file_size = key_span,
-            "max_total_size" => spans.build.max_total_size = key_span,
-            "fingerprint" => spans.build.fingerprint = key_span,
-            "modified" => spans.build.modified = key_span,
-            _ => {}
-        }
-        if !seen.insert(key.clone()) {
+        let Some(setting) = setting(&key) else {
+            let message = format!("unknown option `{key}` (expected one of: {})", names());
+            errors.push(argument, syn::Error::new(arg.key.span(), message));
+            continue;
+        };
+        if spans.written.contains_key(setting.name) {
             let error = syn::Error::new(arg.key.span(), format!("`{key}` is given twice"));
             errors.push(argument, error);
             continue;
         }
-        options = match apply(options.clone(), &key, arg.value, &mut spans) {
-            Ok(applied) => applied,
-            Err(None) => {
-                let message = format!("unknown option `{key}` (expected one of: {KEYS})");
-                errors.push(argument, syn::Error::new(arg.key.span(), message));
-                options
-            }
-            Err(Some(error)) => {
-                errors.push(argument, error);
-                options
-            }
-        };
+        spans.written.insert(
+            setting.name,
+            Written {
+                argument,
+                key: arg.key.span(),
+                items: item_spans(&arg.value),
+            },
+        );
+        match apply(options.clone(), setting, &arg.value) {
+            Ok(applied) => options = applied,
+            Err(error) => errors.push(argument, error),
+        }
     }
     if let Err(problems) = options.validate() {
         let is_argument_wrong = !errors.0.is_empty()
@@ -119,12 +121,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
                 .any(|problem| problem.concern != Concern::Folder);
         for problem in problems {
             let place = match problem.concern {
-                Concern::Include(index) => spans.include.get(index).copied(),
-                Concern::Exclude(index) => spans.exclude.get(index).copied(),
-                Concern::Prefix => spans.prefix,
-                Concern::Level => spans.level,
-                Concern::Precompress(index) => spans.precompress.get(index).copied(),
-                Concern::CratePath => spans.crate_path,
+                Concern::Setting { name, index } => spans.place(name, index),
                 // The folder is looked at once the arguments are right.
                 _ if is_argument_wrong => continue,
                 _ => None,
@@ -140,7 +137,7 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
             options,
             folder: input.folder,
             variables: expanded.variables,
-            spans: spans.build,
+            spans,
         }),
     }
 }
@@ -159,169 +156,75 @@ pub(crate) fn message(error: &Error, manifest_dir: &Path) -> String {
     }
 }
 
-/// `options` with one argument applied; `Err(None)` for an unknown key, `Err(Some(_))` for a
-/// value of the wrong kind or that does not parse.
-fn apply(
-    options: Options,
-    key: &str,
-    value: Value,
-    spans: &mut Spans,
-) -> Result<Options, Option<syn::Error>> {
-    Ok(match (key, value) {
-        ("mode", Value::Str(mode)) => match mode.value().parse::<Mode>() {
-            Ok(parsed) => options.mode(parsed),
-            Err(error) => return Err(Some(syn::Error::new(mode.span(), error.to_string()))),
-        },
-        ("include", Value::Str(glob)) => include(options, spans, &[glob]),
-        ("include", Value::List(globs)) => include(options, spans, &globs),
-        ("exclude", Value::Str(glob)) => exclude(options, spans, &[glob]),
-        ("exclude", Value::List(globs)) => exclude(options, spans, &globs),
-        ("prefix", Value::Str(prefix)) => {
-            spans.prefix = Some((spans.argument, prefix.span()));
-            options.prefix(prefix.value())
-        }
-        ("level", Value::Int(level)) => {
-            spans.level = Some((spans.argument, level.span()));
-            match level.base10_parse::<u32>() {
-                Ok(parsed) => options.level(parsed),
-                Err(_) => {
-                    return Err(Some(wrong_kind(
-                        key,
-                        "an integer from 0 to 9",
-                        &Value::Int(level),
-                    )));
-                }
-            }
-        }
-        ("large", Value::Int(bytes)) => match bytes.base10_parse::<u64>() {
-            Ok(threshold) => options.large_threshold(Some(threshold)),
-            Err(_) => {
-                return Err(Some(syn::Error::new(
-                    bytes.span(),
-                    "`large` must be a number of bytes",
-                )));
-            }
-        },
-        ("large", Value::Str(text)) if text.value() == "off" => options.large_threshold(None),
-        ("precompress", Value::List(names)) => precompress(options, spans, &names)?,
-        ("precompress", Value::Str(name)) => precompress(options, spans, &[name])?,
-        ("crate_path", Value::Str(path)) => {
-            spans.crate_path = Some((spans.argument, path.span()));
-            options.crate_path(path.value())
-        }
-        ("hidden", Value::Bool(flag)) => options.include_hidden(flag.value),
-        ("modified", Value::Bool(flag)) => options.modified(flag.value),
-        ("modified", Value::Str(text)) if text.value() == "source-date-epoch" => {
-            options.source_date(true)
-        }
-        ("fingerprint", Value::Bool(flag)) => options.fingerprint(flag.value),
-        ("gitignore", Value::Bool(flag)) => options.gitignore(flag.value),
-        ("precompressed", Value::Str(text)) if text.value() == "siblings" => options.siblings(true),
-        ("integrity", Value::Str(name)) => match name.value().parse::<bindery_codegen::Integrity>()
-        {
-            Ok(integrity) => options.integrity(integrity),
-            Err(error) => return Err(Some(syn::Error::new(name.span(), error.to_string()))),
-        },
-        ("max_file_size", value) => {
-            let bytes = size(key, &value)?;
-            options.max_file_size(Some(bytes))
-        }
-        ("max_total_size", value) => {
-            let bytes = size(key, &value)?;
-            options.max_total_size(Some(bytes))
-        }
-        ("allow_missing", Value::Bool(flag)) => options.allow_missing(flag.value),
-        (key, value) => {
-            return Err(expected(key).map(|expected| wrong_kind(key, expected, &value)));
-        }
-    })
-}
-
-/// What an option takes, for its error when it is given something else; `None` for a key
-/// that is no option.
-fn expected(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "mode" | "prefix" => "a string",
-        "include" | "exclude" => "a glob string or a list of them",
-        "level" => "an integer from 0 to 9",
-        "large" => "a number of bytes or \"off\"",
-        "precompress" => "a list of encodings, e.g. [\"br\", \"zstd\", \"gzip\"]",
-        "hidden" | "allow_missing" | "fingerprint" | "gitignore" => "`true` or `false`",
-        "modified" => "`true`, `false` or \"source-date-epoch\"",
-        "precompressed" => "\"siblings\" (use the .br, .gz and .zst files beside each file)",
-        "integrity" => "\"sha256\", \"sha384\" or \"sha512\"",
-        "crate_path" => "a path as a string, e.g. \"my_crate::bindery\"",
-        _ => return None,
-    })
-}
-
-/// A size limit: a number of bytes, or a string with a unit (`"10 MiB"`).
-fn size(key: &str, value: &Value) -> Result<u64, Option<syn::Error>> {
-    let parsed = match value {
-        Value::Int(bytes) => bytes
-            .base10_parse::<u64>()
-            .map_err(|error| error.to_string()),
-        Value::Str(text) => bindery_codegen::parse_size(&text.value()),
-        _ => Err(String::new()),
+/// `options` with one argument applied, or the error: a value of the wrong kind, a word the
+/// option does not take (each bad item of a list, on its span), or what the option's parsing
+/// says.
+fn apply(options: Options, setting: &Setting, value: &Value) -> Result<Options, syn::Error> {
+    let wrong = || {
+        let message = format!("`{}` takes {}", setting.name, setting.takes.expected());
+        syn::Error::new(value_span(value), message)
     };
-    parsed.map_err(|message| {
-        let message = if message.is_empty() {
-            format!("`{key}` takes a number of bytes or a size such as \"10 MiB\"")
-        } else {
-            format!("`{key}`: {message}")
-        };
-        Some(syn::Error::new(value_span(value), message))
+    let given = given(setting.takes, value).ok_or_else(wrong)?;
+    if let (Takes::Word(words), Value::Str(word)) = (setting.takes, value)
+        && !words.contains(&word.value().as_str())
+    {
+        let message = format!(
+            "`{}` takes {}, not {:?}",
+            setting.name,
+            setting.takes.expected(),
+            word.value()
+        );
+        return Err(syn::Error::new(word.span(), message));
+    }
+    if let (Takes::Words(words), Value::List(items)) = (setting.takes, value) {
+        let bad = items
+            .iter()
+            .filter(|item| !words.contains(&item.value().as_str()));
+        let errors = bad.map(|item| {
+            let message = format!(
+                "`{}` takes {}, not {:?}",
+                setting.name,
+                Takes::Word(words).expected(),
+                item.value()
+            );
+            syn::Error::new(item.span(), message)
+        });
+        if let Some(all) = errors.reduce(|mut all, error| {
+            all.combine(error);
+            all
+        }) {
+            return Err(all);
+        }
+    }
+    setting.set(options, &given).map_err(|message| {
+        syn::Error::new(value_span(value), format!("`{}`: {message}", setting.name))
     })
 }
 
-fn include(mut options: Options, spans: &mut Spans, globs: &[LitStr]) -> Options {
-    for glob in globs {
-        spans.include.push((spans.argument, glob.span()));
-        options = options.include(glob.value());
-    }
-    options
-}
-
-fn exclude(mut options: Options, spans: &mut Spans, globs: &[LitStr]) -> Options {
-    for glob in globs {
-        spans.exclude.push((spans.argument, glob.span()));
-        options = options.exclude(glob.value());
-    }
-    options
-}
-
-/// `precompress`: names parsed here, every other rule (twice, a feature that is off) checked by
-/// `Options::validate` with the names' spans.
-fn precompress(
-    options: Options,
-    spans: &mut Spans,
-    names: &[LitStr],
-) -> Result<Options, Option<syn::Error>> {
-    let mut encodings = Vec::new();
-    let mut error: Option<syn::Error> = None;
-    for name in names {
-        match name.value().parse::<Encoding>() {
-            Ok(encoding) => {
-                encodings.push(encoding);
-                spans.precompress.push((spans.argument, name.span()));
-            }
-            Err(parse) => {
-                let new = syn::Error::new(name.span(), parse.to_string());
-                match &mut error {
-                    Some(all) => all.combine(new),
-                    None => error = Some(new),
-                }
-            }
+/// The value as the option's kind takes it from a literal, or `None` for the wrong kind.
+fn given(takes: Takes, value: &Value) -> Option<Given> {
+    let number = |literal: &syn::LitInt| literal.base10_parse::<u64>().ok().map(Given::Number);
+    let list = |items: &[LitStr]| Given::List(items.iter().map(LitStr::value).collect());
+    match (takes, value) {
+        (Takes::Bool, Value::Bool(flag)) => Some(Given::Bool(flag.value)),
+        (Takes::Word(words), Value::Bool(flag)) if words.contains(&"true") => {
+            Some(Given::Bool(flag.value))
         }
-    }
-    match error {
-        Some(error) => Err(Some(error)),
-        None => Ok(options.precompress(encodings)),
+        (Takes::Word(_) | Takes::Text, Value::Str(text)) => Some(Given::Text(text.value())),
+        (Takes::Globs | Takes::Words(_), Value::Str(text)) => Some(Given::List(vec![text.value()])),
+        (Takes::Globs | Takes::Words(_), Value::List(items)) => Some(list(items)),
+        (Takes::Number(_) | Takes::Size | Takes::Threshold, Value::Int(literal)) => number(literal),
+        (Takes::Size | Takes::Threshold, Value::Str(text)) => Some(Given::Text(text.value())),
+        _ => None,
     }
 }
 
-fn wrong_kind(key: &str, expected: &str, value: &Value) -> syn::Error {
-    syn::Error::new(value_span(value), format!("`{key}` takes {expected}"))
+/// The spans of a value: each item of a list, else the value itself.
+fn item_spans(value: &Value) -> Vec<Span> {
+    match value {
+        Value::List(items) => items.iter().map(LitStr::span).collect(),
+        other => vec![value_span(other)],
+    }
 }
 
 fn value_span(value: &Value) -> Span {

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::__private_v2::DevSource;
+use crate::layout::DevSource;
 use crate::{Dir, EmbeddedFile, Error, Mode, lookup};
 
 /// A folder of files embedded at build time, ready to be read without any start-up work.

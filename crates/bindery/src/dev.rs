@@ -30,16 +30,19 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bindery_core::describe;
+use bindery_core::rules::{Modified, Rules};
 use bindery_core::scan::{self, Filter};
 
-use crate::__private_v2::DevSource;
 use crate::EmbeddedFile;
+use crate::layout::DevSource;
 use crate::lookup;
 
-/// The state of one catalog's folder: its compiled rules and the versions of files seen.
+/// The state of one catalog's folder: its rules, compiled, and the versions of files seen.
 struct Folder {
-    /// `None` when the rules do not compile; they did when the catalog was built, so only a
-    /// hand-edited module gets here, and its catalog is then empty.
+    /// The build's rules, read back from the text generated code holds.
+    rules: Rules,
+    /// `None` when the rules do not read or compile; they did when the catalog was built, so
+    /// only a hand-edited module gets here, and its catalog is then empty.
     filter: Option<Filter>,
     seen: HashMap<String, Seen>,
     /// The last listing handed out, kept while the folder's listing stays the same.
@@ -75,28 +78,20 @@ fn with_folder<R>(
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     let key = (std::ptr::from_ref(source) as usize, prefix);
-    let folder = folders.entry(key).or_insert_with(|| Folder {
-        filter: Filter::new(
-            &owned(source.include),
-            &owned(source.exclude),
-            source.include_hidden,
-        )
-        .ok()
-        .map(|filter| {
-            if source.gitignore {
-                filter.gitignore(Path::new(source.root))
-            } else {
-                filter
-            }
-        }),
-        seen: HashMap::new(),
-        listing: &[],
+    let folder = folders.entry(key).or_insert_with(|| {
+        let rules = Rules::parse(source.rules);
+        let filter = rules
+            .as_ref()
+            .ok()
+            .and_then(|rules| Filter::for_rules(rules, Path::new(source.root)).ok());
+        Folder {
+            rules: rules.unwrap_or_default(),
+            filter,
+            seen: HashMap::new(),
+            listing: &[],
+        }
     });
     work(folder)
-}
-
-fn owned(globs: &[&str]) -> Vec<String> {
-    globs.iter().map(|glob| (*glob).to_owned()).collect()
 }
 
 /// The file at `path` as it is on disk now, if the build's rules would embed it.
@@ -113,7 +108,7 @@ pub(crate) fn file(
             return None;
         }
         let root = std::fs::canonicalize(source.root).ok()?;
-        if source.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
+        if folder.rules.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
             return None;
         }
         let disk = jailed(&root, &root.join(relative))?;
@@ -121,7 +116,7 @@ pub(crate) fn file(
             return None;
         }
         let opened = open_beneath(&root, disk.strip_prefix(&root).ok()?)?;
-        current(&mut folder.seen, source, prefix, relative, opened)
+        current(&mut folder.seen, &folder.rules, prefix, relative, opened)
     })
 }
 
@@ -161,7 +156,7 @@ fn is_spelled_as_listed(root: &Path, relative: &str) -> bool {
 }
 
 /// Whether `relative` is a precompressed sibling (`app.js.br` beside `app.js`), which a catalog
-/// built with `precompressed = "siblings"` does not list.
+/// built with `siblings = true` does not list.
 fn is_sibling(relative: &str, exists: &dyn Fn(&str) -> bool) -> bool {
     crate::Encoding::ALL.into_iter().any(|encoding| {
         relative
@@ -185,7 +180,7 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
             .map(|found| found.relative.as_str())
             .collect();
         for found in &found_files {
-            if source.siblings && is_sibling(&found.relative, &|base| names.contains(base)) {
+            if folder.rules.siblings && is_sibling(&found.relative, &|base| names.contains(base)) {
                 continue;
             }
             let Some(disk) = jailed(&root, &found.source) else {
@@ -201,7 +196,13 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
             else {
                 continue;
             };
-            if let Some(file) = current(&mut folder.seen, source, prefix, &found.relative, opened) {
+            if let Some(file) = current(
+                &mut folder.seen,
+                &folder.rules,
+                prefix,
+                &found.relative,
+                opened,
+            ) {
                 listing.push(*file);
             }
         }
@@ -255,7 +256,7 @@ fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
 /// and modification time are unchanged (or its content is), else a new one.
 fn current(
     seen: &mut HashMap<String, Seen>,
-    source: &DevSource,
+    rules: &Rules,
     prefix: &str,
     relative: &str,
     mut opened: std::fs::File,
@@ -274,11 +275,10 @@ fn current(
     }
     let mut bytes = Vec::with_capacity(usize::try_from(stamp.len).unwrap_or(0));
     opened.read_to_end(&mut bytes).ok()?;
-    let digests = describe::digests(&bytes, source.integrity);
+    let digests = describe::digests(&bytes, rules.integrity);
     let hash = digests.hash.clone();
-    let modified = source.date.or_else(|| {
-        source
-            .modified
+    let modified = rules.date.or_else(|| {
+        (rules.modified == Modified::Files)
             .then(|| stamp.modified?.duration_since(UNIX_EPOCH).ok())
             .flatten()
             .map(|since| since.as_secs())
@@ -303,9 +303,9 @@ fn version(
     modified: Option<u64>,
 ) -> &'static EmbeddedFile {
     let mime = describe::mime(relative);
-    let info = Box::leak(Box::new(crate::__private_v2::Info {
+    let info = Box::leak(Box::new(crate::layout::Info {
         modified,
-        ..crate::__private_v2::Info::plain(
+        ..crate::layout::Info::plain(
             Vec::leak(bytes),
             mime,
             String::leak(describe::content_type(mime)),

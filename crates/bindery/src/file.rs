@@ -4,6 +4,8 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::time::{Duration, SystemTime};
 
+use bindery_core::ETAG_LEN;
+
 use crate::{Encoding, Error};
 
 /// A file in a [`Catalog`](crate::Catalog), with everything a server needs computed at build time.
@@ -25,7 +27,7 @@ use crate::{Encoding, Error};
 /// or a per-file reference costs it measurably; see BENCHMARKS.md, "Build cost").
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedFile {
-    /// The path, immediately followed by the ETag (`"…"`, [`ETAG_LEN`] bytes).
+    /// The path, immediately followed by the ETag (`"…"`, `bindery_core::ETAG_LEN` bytes).
     #[doc(hidden)]
     pub __name: &'static str,
     /// Where the stored bytes begin in the blob of `__info` (`data`).
@@ -36,7 +38,7 @@ pub struct EmbeddedFile {
     pub __len: usize,
     /// What the file shares with others (the blob, the media type) or has alone.
     #[doc(hidden)]
-    pub __info: &'static crate::__private_v2::Info,
+    pub __info: &'static crate::layout::Info,
     /// SHA-256 of the contents, computed at build time.
     #[doc(hidden)]
     pub __sha256: &'static [u8; 32],
@@ -44,9 +46,6 @@ pub struct EmbeddedFile {
     #[doc(hidden)]
     pub __integrity: &'static str,
 }
-
-/// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
-pub(crate) const ETAG_LEN: usize = 34;
 
 impl EmbeddedFile {
     /// The file's path in the catalog: relative, `/`-separated, with the catalog's prefix.

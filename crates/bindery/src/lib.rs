@@ -40,7 +40,7 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v2;
+pub mod __private_v3;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
@@ -51,7 +51,9 @@ mod dev;
 mod dir;
 mod error;
 mod file;
+mod layout;
 mod lookup;
+mod macros;
 #[cfg(feature = "minijinja")]
 #[cfg_attr(docsrs, doc(cfg(feature = "minijinja")))]
 pub mod minijinja;
@@ -65,6 +67,8 @@ pub mod serve;
 #[cfg_attr(docsrs, doc(cfg(feature = "zerocopy")))]
 pub mod zerocopy;
 
+#[doc(hidden)]
+pub use bindery_core::CONTRACT as __CONTRACT;
 /// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].
 pub use bindery_core::Encoding;
 /// How a catalog stores its files and what [`Catalog::get`] returns.
@@ -79,24 +83,10 @@ pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// program runs. The expansion is a constant expression, so it can initialise a `static`, a
 /// `const` or a local.
 ///
-/// | option | value | default |
-/// | --- | --- | --- |
-/// | `mode` | `"static"`, `"gzip"` or `"copy"` (see [`Mode`]) | `"static"` |
-/// | `include` | a glob or a list of globs, matched against paths relative to the folder (`*` crosses `/`) | every file |
-/// | `exclude` | a glob or a list; exclude wins over include | none |
-/// | `prefix` | a relative path put before every catalog path | none |
-/// | `hidden` | `true` to embed names starting with `.` | `false` |
-/// | `modified` | `true` to record modification times (builds are then not reproducible); `"source-date-epoch"` for one date, the same for every build of a commit: `SOURCE_DATE_EPOCH`, else the last commit that touched the folder, else the crate (an error when there is none) | `false` |
-/// | `fingerprint` | `true` to serve each file also under a content-hashed name (`app.css` → `app.3f2a9c1d4e5b.css`, 48 bits of its BLAKE3 hash), marked `immutable`; [`Catalog::url`] gives it | `false` |
-/// | `integrity` | the algorithm of [`EmbeddedFile::integrity`]: `"sha256"`, `"sha384"`, `"sha512"` | `"sha384"` |
-/// | `max_file_size` | refuse any file larger than this: bytes, or `"10 MiB"` | none |
-/// | `max_total_size` | refuse a folder whose files add up to more than this | none |
-/// | `precompressed` | `"siblings"`: the `.br`, `.gz` and `.zst` files beside a file (written by the front-end pipeline) become its variants, checked at build time to decode to exactly it (a mismatch is a compile error naming both), instead of compressing again; they are not listed | none |
-/// | `gitignore` | `true` to leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top, for what lies below the folder only; no global rules, so every machine builds the same); dev mode applies the same rules | `false` |
-/// | `level` | gzip level 0 to 9 | 9 |
-/// | `allow_missing` | `true` to get an empty catalog when the folder does not exist yet | `false` |
-/// | `precompress` | a list of `"br"`, `"zstd"`, `"gzip"`: wire variants made at build time, sent as-is to clients that accept them (see [`EmbeddedFile::encoded`]) | none |
-/// | `large` | stored size in bytes from which a file enters through the assembler instead of `include_bytes!` (`0`: every file; `"off"`: never); files of this size are never packed | 1 MiB |
+/// The options, the same for the generator (`bindery embed`, each as a flag: `--max-file-size`),
+/// from the one list both doors read:
+///
+#[doc = include_str!("options.md")]
 ///
 /// Every mistake is a compile error pointing at the argument at fault: a missing folder, a path
 /// that is not a folder, an unknown mode, option or encoding, a bad glob, an unreadable file, a
@@ -133,8 +123,6 @@ pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// ```
 pub use bindery_macros::embed;
 pub use catalog::Catalog;
-#[doc(hidden)]
-pub use contract::CONTRACT as __CONTRACT;
 pub use dir::{Dir, DirEntry};
 pub use error::Error;
 pub use file::EmbeddedFile;

@@ -72,7 +72,8 @@ impl AppState {
 /// decompressed-body cache for clients without gzip.
 ///
 /// ```
-/// assert_eq!(geo_server::assets().fallback().unwrap().path(), "index.html");
+/// let page = geo_server::assets().respond(&http::Request::get("/lookup/8.8.8.8").header("accept", "text/html").body(()).unwrap());
+/// assert_eq!(page.status(), http::StatusCode::OK);
 /// ```
 pub fn assets() -> ServeCatalog {
     let builder = ServeCatalog::builder(&SPA)

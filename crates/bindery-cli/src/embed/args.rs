@@ -1,12 +1,15 @@
-//! The flags of `bindery embed`, and the command line that regenerates a module, recorded in its
-//! header.
+//! The flags of `bindery embed`: the generator's own (the folder, `--out`, `--name`, `--dev`,
+//! `--check`, `--force`), and one per embedding option, made from bindery-codegen's one list
+//! (`SETTINGS`: each option's flag, value, help line and default), so that the macro and the
+//! generator take the same options with the same names; and the command line that regenerates a
+//! module, recorded in its header.
 
 use std::path::PathBuf;
 
-use bindery_codegen::{
-    DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Encoding, Integrity, Mode, parse_large_threshold,
-    parse_size,
-};
+use bindery_codegen::Options;
+use bindery_codegen::options::{Given, SETTINGS, Setting, Takes};
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, ArgMatches, Command};
 
 const EXAMPLES: &str = "Examples:
   bindery embed assets/spa
@@ -34,182 +37,221 @@ Exit status: 0 done or up to date, 1 stale (--check) or a failure, 2 bad argumen
 /// let command = Command::parse_from(["embed", "assets/spa", "--mode", "gzip", "--name", "SPA"]);
 /// assert_eq!(command.embed.name, "SPA");
 /// assert_eq!(command.embed.out, std::path::Path::new("bindata.rs"));
+/// assert_eq!(command.embed.given("mode"), Some(&bindery_codegen::options::Given::Text("gzip".into())));
 /// ```
-#[derive(Debug, Clone, clap::Args)]
-#[command(after_help = EXAMPLES)]
+#[derive(Debug, Clone)]
 pub struct EmbedArgs {
-    /// The folder to embed, e.g. `assets/spa`. `$VAR` and `${VAR}` are replaced by environment
-    /// variables when the shell left them (single quotes), e.g. `'$OUT_DIR/dist'`; `$$` is a `$`.
+    /// The folder to embed, e.g. `assets/spa`.
     pub dir: PathBuf,
-    /// How the catalog stores files: `static` (zero copy), `gzip` (compressed once, sent as-is
-    /// to clients that accept gzip) or `copy` (copied on every read).
-    #[arg(long, default_value = "static", value_parser = parse_mode)]
-    pub mode: Mode,
-    /// The module to write, e.g. `src/spa.rs`; gzip blobs go in a folder named after it
-    /// (`src/spa/`).
-    #[arg(long, default_value = "bindata.rs")]
+    /// The module to write (`bindata.rs` by default); blobs go in a folder named after it.
     pub out: PathBuf,
-    /// The name of the generated `pub static`, e.g. `SPA`.
-    #[arg(long, default_value = "ASSETS")]
+    /// The name of the generated `pub static` (`ASSETS` by default).
     pub name: String,
-    /// A path put before every catalog path, e.g. `static` gives `static/index.html`.
-    #[arg(long)]
-    pub prefix: Option<String>,
-    /// Embed only files matching this glob (relative to the folder; repeatable), e.g. `'**/*.js'`.
-    #[arg(long = "include", value_name = "GLOB")]
-    pub include: Vec<String>,
-    /// Leave out files matching this glob (repeatable; wins over --include), e.g. `'**/*.map'`.
-    #[arg(long = "exclude", value_name = "GLOB")]
-    pub exclude: Vec<String>,
-    /// Gzip level, 0 to 9 (gzip mode).
-    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(u32).range(0..=9))]
-    pub level: u32,
-    /// Wire variants to precompress, comma-separated: `br`, `zstd`, `gzip` (any mode). Each is
-    /// made once per file content, kept where it saves 5% or more, and sent as-is to clients
-    /// that accept it; in gzip mode, gzip is always there.
-    #[arg(long, value_name = "ENCODINGS", value_delimiter = ',', value_parser = parse_encoding)]
-    pub precompress: Vec<Encoding>,
-    /// Embed files and folders whose name starts with `.`.
-    #[arg(long)]
-    pub hidden: bool,
-    /// Stored size in bytes from which a file enters the binary through the assembler
-    /// (`.incbin`) instead of `include_bytes!`, sparing rustc; `0` for every file, `off` never.
-    #[arg(long, value_name = "BYTES|off", default_value = "1048576", value_parser = parse_large)]
-    pub large: Large,
-    /// Dev mode (go-bindata's `-debug`): in debug builds with bindery's `dev` feature, the
-    /// catalog reads the folder from disk as it is now, with the same rules; release builds
-    /// always embed. The module must be inside a crate (a `Cargo.toml` above `--out`).
-    #[arg(long)]
+    /// Dev mode: debug builds with bindery's `dev` feature read the folder now.
     pub dev: bool,
-    /// The path the module names the runtime by, for a crate that re-exports bindery
-    /// (`pub use bindery;`), e.g. `my_crate::bindery`.
-    #[arg(long, value_name = "PATH", default_value = bindery_codegen::DEFAULT_CRATE_PATH)]
-    pub crate_path: String,
-    /// Give every file one date, the same for every build of one commit on any machine:
-    /// `SOURCE_DATE_EPOCH`, else the time of the last commit that touched the folder (or the
-    /// current folder). Served as `Last-Modified`.
-    #[arg(long, value_name = "source-date-epoch", value_parser = ["source-date-epoch"])]
-    pub modified: Option<String>,
-    /// The Subresource Integrity algorithm of each file's `integrity()`: `sha256`, `sha384` or
-    /// `sha512`.
-    #[arg(long, value_name = "ALGORITHM", default_value = "sha384", value_parser = parse_integrity)]
-    pub integrity: Integrity,
-    /// `siblings`: use the `.br`, `.gz` and `.zst` files beside each file as its variants (once
-    /// checked to decode to it) instead of compressing it again; they are not listed.
-    #[arg(long, value_name = "siblings", value_parser = ["siblings"])]
-    pub precompressed: Option<String>,
-    /// Leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does.
-    #[arg(long)]
-    pub gitignore: bool,
-    /// Make each file also addressable under a content-hashed name (`app.css` →
-    /// `app.3f2a9c1d4e5b.css`), served `immutable`; `ASSETS.url("app.css")` gives it.
-    #[arg(long)]
-    pub fingerprint: bool,
-    /// Refuse any file larger than this, e.g. `10MiB`, naming the largest.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub max_file_size: Option<u64>,
-    /// Refuse a folder whose files add up to more than this, e.g. `100MiB`, naming the largest.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub max_total_size: Option<u64>,
-    /// Write nothing; exit 1, naming each stale file, if regenerating would change anything.
-    #[arg(long)]
+    /// Write nothing; fail, naming each stale file, if regenerating would change anything.
     pub check: bool,
-    /// Replace `--out` even when it exists and is not a module `bindery embed` wrote (its header
-    /// tells); without it, such a file is left alone and the run fails.
-    #[arg(long)]
+    /// Replace `--out` even when it is not a module `bindery embed` wrote.
     pub force: bool,
+    /// The embedding options given, in [`SETTINGS`] order.
+    pub options: Vec<(&'static Setting, Given)>,
 }
 
-fn parse_mode(text: &str) -> Result<Mode, String> {
-    text.parse::<Mode>().map_err(|error| error.to_string())
+impl EmbedArgs {
+    /// The value given for the option `name`, if any.
+    pub fn given(&self, name: &str) -> Option<&Given> {
+        self.options
+            .iter()
+            .find(|(setting, _)| setting.name == name)
+            .map(|(_, value)| value)
+    }
+
+    /// `options` with every given option set, or the flag and what is wrong with its value.
+    pub(crate) fn apply(&self, mut options: Options) -> Result<Options, (String, String)> {
+        for (setting, value) in &self.options {
+            options = setting
+                .set(options, value)
+                .map_err(|message| (setting.flag(), message))?;
+        }
+        Ok(options)
+    }
 }
 
-fn parse_integrity(text: &str) -> Result<Integrity, String> {
-    text.parse::<Integrity>().map_err(|error| error.to_string())
+/// The generator's own flags and positional argument.
+fn own_args() -> [Arg; 6] {
+    [
+        Arg::new("dir")
+            .required(true)
+            .value_name("DIR")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help(
+                "The folder to embed, e.g. `assets/spa`. `$VAR` and `${VAR}` are replaced by \
+                 environment variables when the shell left them (single quotes), e.g. \
+                 `'$OUT_DIR/dist'`; `$$` is a `$`.",
+            ),
+        Arg::new("out")
+            .long("out")
+            .default_value("bindata.rs")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("The module to write, e.g. `src/spa.rs`; blobs go in a folder named after it (`src/spa/`)."),
+        Arg::new("name")
+            .long("name")
+            .default_value("ASSETS")
+            .help("The name of the generated `pub static`, e.g. `SPA`."),
+        Arg::new("dev").long("dev").action(ArgAction::SetTrue).help(
+            "Dev mode (go-bindata's `-debug`): in debug builds with bindery's `dev` feature, the \
+             catalog reads the folder from disk as it is now, with the same rules; release builds \
+             always embed. The module must be inside a crate (a `Cargo.toml` above `--out`).",
+        ),
+        Arg::new("check").long("check").action(ArgAction::SetTrue).help(
+            "Write nothing; exit 1, naming each stale file, if regenerating would change anything.",
+        ),
+        Arg::new("force").long("force").action(ArgAction::SetTrue).help(
+            "Replace `--out` even when it exists and is not a module `bindery embed` wrote (its \
+             header tells); without it, such a file is left alone and the run fails.",
+        ),
+    ]
 }
 
-fn parse_encoding(text: &str) -> Result<Encoding, String> {
-    text.parse::<Encoding>().map_err(|error| error.to_string())
+/// The flag of one embedding option: its name with dashes, its help and default from the
+/// list, the value its kind takes.
+fn option_arg(setting: &'static Setting) -> Arg {
+    let help = format!(
+        "{} [default: {}]",
+        setting.doc,
+        setting.default.replace('`', "")
+    );
+    let arg = Arg::new(setting.name)
+        .long(setting.name.replace('_', "-"))
+        .help(help);
+    match setting.takes {
+        Takes::Bool => arg.action(ArgAction::SetTrue),
+        Takes::Word(words) => arg
+            .value_name("WORD")
+            .value_parser(PossibleValuesParser::new(words)),
+        Takes::Text => arg.value_name("TEXT"),
+        Takes::Globs => arg.value_name("GLOB").action(ArgAction::Append),
+        Takes::Words(words) => arg
+            .value_name("WORDS")
+            .action(ArgAction::Append)
+            .value_delimiter(',')
+            .value_parser(PossibleValuesParser::new(words)),
+        Takes::Number(max) => arg
+            .value_name("N")
+            .value_parser(clap::value_parser!(u64).range(0..=max)),
+        Takes::Size => arg
+            .value_name("SIZE")
+            .value_parser(|text: &str| bindery_codegen::parse_size(text).map(|_| text.to_owned())),
+        Takes::Threshold => arg.value_name("BYTES|off").value_parser(|text: &str| {
+            bindery_codegen::parse_large_threshold(text).map(|_| text.to_owned())
+        }),
+    }
 }
 
-/// The `--large` threshold: `None` is `off`.
-///
-/// ```
-/// use bindery_cli::Large;
-/// assert_eq!(Large(None), Large(None));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Large(pub Option<u64>);
+/// The value of one embedding option, when the command line gave it.
+fn given(setting: &Setting, matches: &ArgMatches) -> Option<Given> {
+    let is_given =
+        matches.value_source(setting.name) == Some(clap::parser::ValueSource::CommandLine);
+    if !is_given {
+        return None;
+    }
+    let text = || matches.get_one::<String>(setting.name).cloned();
+    Some(match setting.takes {
+        Takes::Bool => Given::Bool(matches.get_flag(setting.name)),
+        Takes::Word(_) | Takes::Text | Takes::Size | Takes::Threshold => Given::Text(text()?),
+        Takes::Globs | Takes::Words(_) => {
+            Given::List(matches.get_many::<String>(setting.name)?.cloned().collect())
+        }
+        Takes::Number(_) => Given::Number(*matches.get_one::<u64>(setting.name)?),
+    })
+}
 
-fn parse_large(text: &str) -> Result<Large, String> {
-    parse_large_threshold(text).map(Large)
+impl clap::Args for EmbedArgs {
+    fn augment_args(command: Command) -> Command {
+        let command = command.after_help(EXAMPLES).args(own_args());
+        SETTINGS.iter().map(option_arg).fold(command, Command::arg)
+    }
+
+    fn augment_args_for_update(command: Command) -> Command {
+        Self::augment_args(command)
+    }
+}
+
+impl clap::FromArgMatches for EmbedArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let missing = || clap::Error::new(clap::error::ErrorKind::MissingRequiredArgument);
+        Ok(EmbedArgs {
+            dir: matches
+                .get_one::<PathBuf>("dir")
+                .ok_or_else(missing)?
+                .clone(),
+            out: matches
+                .get_one::<PathBuf>("out")
+                .ok_or_else(missing)?
+                .clone(),
+            name: matches
+                .get_one::<String>("name")
+                .ok_or_else(missing)?
+                .clone(),
+            dev: matches.get_flag("dev"),
+            check: matches.get_flag("check"),
+            force: matches.get_flag("force"),
+            options: SETTINGS
+                .iter()
+                .filter_map(|setting| Some((setting, given(setting, matches)?)))
+                .collect(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
 }
 
 impl EmbedArgs {
     /// The arguments that regenerate the module, as recorded in its header: deterministic, with
-    /// the paths as they were given, defaults left out, shell-quoted where needed.
+    /// the paths as they were given, the mode always, other options only where they differ from
+    /// their defaults, shell-quoted where needed.
     pub(crate) fn command_line(&self) -> String {
-        let mut words = vec![
-            self.dir.display().to_string(),
-            "--mode".into(),
-            self.mode.to_string(),
-            "--out".into(),
-            self.out.display().to_string(),
-            "--name".into(),
-            self.name.clone(),
-        ];
-        if let Some(prefix) = &self.prefix {
-            words.extend(["--prefix".into(), prefix.clone()]);
-        }
-        for glob in &self.include {
-            words.extend(["--include".into(), glob.clone()]);
-        }
-        for glob in &self.exclude {
-            words.extend(["--exclude".into(), glob.clone()]);
-        }
-        if self.mode == Mode::Gzip && self.level != DEFAULT_LEVEL {
-            words.extend(["--level".into(), self.level.to_string()]);
-        }
-        if !self.precompress.is_empty() {
-            let names: Vec<&str> = self.precompress.iter().map(|e| e.as_str()).collect();
-            words.extend(["--precompress".into(), names.join(",")]);
-        }
-        if self.hidden {
-            words.push("--hidden".into());
+        let mut words = vec![self.dir.display().to_string()];
+        let default = Options::new(".");
+        for setting in SETTINGS {
+            let value = match self.given(setting.name) {
+                Some(value) => value.clone(),
+                None if setting.name == "mode" => setting.get(&default),
+                None => continue,
+            };
+            let is_default = setting
+                .set(Options::new("."), &value)
+                .is_ok_and(|set| setting.get(&set) == setting.get(&default));
+            if is_default && setting.name != "mode" {
+                continue;
+            }
+            let flag = setting.flag();
+            match (setting.takes, value) {
+                (_, Given::Bool(true)) => words.push(flag),
+                (_, Given::Bool(false)) => {}
+                (Takes::Words(_), Given::List(items)) => words.extend([flag, items.join(",")]),
+                (_, Given::List(items)) => {
+                    for item in items {
+                        words.extend([flag.clone(), item]);
+                    }
+                }
+                (_, Given::Text(text)) => words.extend([flag, text]),
+                (_, Given::Number(number)) => words.extend([flag, number.to_string()]),
+            }
+            if setting.name == "mode" {
+                words.extend([
+                    "--out".to_owned(),
+                    self.out.display().to_string(),
+                    "--name".to_owned(),
+                    self.name.clone(),
+                ]);
+            }
         }
         if self.dev {
             words.push("--dev".into());
-        }
-        if self.crate_path != bindery_codegen::DEFAULT_CRATE_PATH {
-            words.extend(["--crate-path".into(), self.crate_path.clone()]);
-        }
-        if let Some(modified) = &self.modified {
-            words.extend(["--modified".into(), modified.clone()]);
-        }
-        if self.integrity != Integrity::default() {
-            words.extend(["--integrity".into(), self.integrity.as_str().to_owned()]);
-        }
-        if self.fingerprint {
-            words.push("--fingerprint".into());
-        }
-        if self.gitignore {
-            words.push("--gitignore".into());
-        }
-        if let Some(precompressed) = &self.precompressed {
-            words.extend(["--precompressed".into(), precompressed.clone()]);
-        }
-        if let Some(bytes) = self.max_file_size {
-            words.extend(["--max-file-size".into(), bytes.to_string()]);
-        }
-        if let Some(bytes) = self.max_total_size {
-            words.extend(["--max-total-size".into(), bytes.to_string()]);
-        }
-        if self.large.0 != Some(DEFAULT_LARGE_THRESHOLD) {
-            let threshold = self
-                .large
-                .0
-                .map_or_else(|| "off".to_owned(), |bytes| bytes.to_string());
-            words.extend(["--large".into(), threshold]);
         }
         words
             .iter()

@@ -15,7 +15,7 @@ mod write;
 
 use std::time::Instant;
 
-pub use args::{EmbedArgs, Large};
+pub use args::EmbedArgs;
 
 use crate::Error;
 

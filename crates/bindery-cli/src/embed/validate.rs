@@ -32,7 +32,7 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     // `'$OUT_DIR/dist'`: variables the shell left are replaced first.
     let dir = expanded_dir(args)?;
     // Every rule codegen knows is checked by codegen, the folder shown as it was given.
-    if let Err(problems) = options(args, dir.clone()).validate() {
+    if let Err(problems) = options(args, dir.clone())?.validate() {
         let problem = problems.into_iter().next().ok_or_else(|| {
             Error::Usage("internal error: a validation failed without a problem".to_owned())
         })?;
@@ -44,7 +44,7 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
     let root = std::fs::canonicalize(&dir)
         .map_err(|error| Error::Usage(format!("cannot read `{}`: {error}", dir.display())))?;
     let out_dir = out_dir(args, &root)?;
-    Ok((options(args, root), out_dir))
+    Ok((options(args, root)?, out_dir))
 }
 
 /// The folder the module goes in (absolute, created unless `--check`), once `--out` is known to
@@ -113,7 +113,6 @@ fn out_dir(args: &EmbedArgs, root: &std::path::Path) -> Result<PathBuf, Error> {
     Ok(out_dir)
 }
 
-/// The codegen options the arguments describe, for the folder `root`.
 /// The folder with the variables of its argument replaced.
 fn expanded_dir(args: &EmbedArgs) -> Result<PathBuf, Error> {
     let Some(text) = args.dir.to_str().filter(|text| text.contains('$')) else {
@@ -124,44 +123,23 @@ fn expanded_dir(args: &EmbedArgs) -> Result<PathBuf, Error> {
         .map_err(|source| Error::Invalid { flag: None, source })
 }
 
-fn options(args: &EmbedArgs, root: PathBuf) -> Options {
-    let mut options = Options::new(root)
-        .source_date(args.modified.is_some())
-        .integrity(args.integrity)
-        .fingerprint(args.fingerprint)
-        .gitignore(args.gitignore)
-        .siblings(args.precompressed.is_some())
-        .max_file_size(args.max_file_size)
-        .max_total_size(args.max_total_size)
-        .mode(args.mode)
-        .level(args.level)
-        .include_hidden(args.hidden)
-        .large_threshold(args.large.0)
-        .precompress(args.precompress.iter().copied())
-        .prefix(args.prefix.clone().unwrap_or_default())
-        .crate_path(args.crate_path.clone());
+/// The codegen options the arguments describe, for the folder `root`.
+fn options(args: &EmbedArgs, root: PathBuf) -> Result<Options, Error> {
+    let mut options = Options::new(root);
     if let Ok(dir) = std::env::current_dir() {
         options = options.crate_dir(dir);
     }
-    for glob in &args.include {
-        options = options.include(glob.clone());
-    }
-    for glob in &args.exclude {
-        options = options.exclude(glob.clone());
-    }
-    options
+    args.apply(options)
+        .map_err(|(flag, message)| Error::Usage(format!("{flag}: {message}")))
 }
 
 /// The flag a validation problem is about, as the command line spells it (`None`: the folder,
 /// which the message names).
-fn flag(concern: Concern) -> Option<&'static str> {
+fn flag(concern: Concern) -> Option<String> {
     match concern {
-        Concern::Include(_) => Some("--include"),
-        Concern::Exclude(_) => Some("--exclude"),
-        Concern::Prefix => Some("--prefix"),
-        Concern::Level => Some("--level"),
-        Concern::Precompress(_) => Some("--precompress"),
-        Concern::CratePath => Some("--crate-path"),
+        Concern::Setting { name, .. } => {
+            bindery_codegen::options::setting(name).map(|setting| setting.flag())
+        }
         _ => None,
     }
 }

@@ -13,8 +13,9 @@ use std::path::Path;
 
 use crate::cache::{Cache, Hashes};
 use crate::identity::Identity;
+use crate::options::Modified;
 use crate::scan::{self, Filter, Found};
-use crate::{Encoding, Entry, Error, Manifest, Mode, Options, Progress, Rules};
+use crate::{Encoding, Entry, Error, Manifest, Mode, Options, Progress};
 use pack::Described;
 use store::{Facts, Plan, Storage};
 
@@ -33,18 +34,15 @@ pub(crate) fn build(
         Some(dir) => dir.clone(),
         None => crate::default_cache_dir(&options.root)?,
     })?;
-    let mut filter = Filter::new(&options.include, &options.exclude, options.include_hidden)?;
-    if options.gitignore {
-        filter = filter.gitignore(&options.root);
-    }
+    let filter = Filter::for_rules(&options.rules, &options.root)?;
     let mut found_files = scan::scan(&options.root, &filter)?;
     guard::sizes(options, &found_files)?;
-    let siblings = if options.siblings {
+    let siblings = if options.rules.siblings {
         siblings::split(&mut found_files)
     } else {
         siblings::Siblings::new()
     };
-    let date = if options.source_date {
+    let date = if options.rules.modified == Modified::SourceDateEpoch {
         let date = crate::source_date::resolve(&options.root, options.crate_dir.as_deref())?;
         manifest.rules.date = Some(date.seconds);
         let seconds = date.seconds;
@@ -53,14 +51,7 @@ pub(crate) fn build(
     } else {
         None
     };
-    let scan_key = format!(
-        "{}\0{:?}\0{:?}\0{}\0{}",
-        options.root.display(),
-        options.include,
-        options.exclude,
-        options.include_hidden,
-        options.gitignore
-    );
+    let scan_key = options.rules.scan_key(&options.root);
     let mut files = describe_all(
         options,
         &cache,
@@ -99,21 +90,12 @@ fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
         prefix: options.normalised_prefix()?,
         entries: Vec::new(),
         large_threshold: options.large_threshold,
-        rules: Rules {
-            include: options.include.clone(),
-            exclude: options.exclude.clone(),
-            include_hidden: options.include_hidden,
-            modified: options.modified,
-            gitignore: options.gitignore,
-            siblings: options.siblings,
-            date: None,
-        },
+        rules: options.rules.clone(),
         pack: None,
         name_sources: true,
         crate_path: options.crate_path.clone(),
         source_date: None,
         fingerprint: options.fingerprint,
-        integrity: options.integrity,
     })
 }
 
@@ -123,10 +105,10 @@ fn plan(options: &Options) -> Plan {
         mode: options.mode,
         level: options.level,
         encodings: variant_encodings(options),
-        modified: options.modified,
+        modified: options.rules.modified == Modified::Files,
         pack: options.pack,
         snapshots: options.snapshots,
-        integrity: options.integrity,
+        integrity: options.rules.integrity,
         siblings: siblings::Siblings::new(),
         large: crate::DEFAULT_LARGE_THRESHOLD.min(options.large_threshold.unwrap_or(u64::MAX)),
     }

@@ -1,4 +1,4 @@
-//! Precompressed siblings (`precompressed = "siblings"`): `app.js.br`, `app.js.gz` and
+//! Precompressed siblings (`siblings = true`): `app.js.br`, `app.js.gz` and
 //! `app.js.zst` beside `app.js`, written by the front-end pipeline (vite-plugin-compression and
 //! the like), become `app.js`'s wire variants instead of being compressed again, once they are
 //! shown to decode to exactly `app.js`. They are not files of the catalog themselves.

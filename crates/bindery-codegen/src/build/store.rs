@@ -50,7 +50,7 @@ pub(crate) struct Facts<'a> {
     pub(crate) len: u64,
     /// The source's modification time: what blobs made from it take.
     pub(crate) source_time: Option<SystemTime>,
-    /// The source file, and its precompressed siblings (`precompressed = "siblings"`).
+    /// The source file, and its precompressed siblings (`siblings = true`).
     pub(crate) source: &'a Path,
     pub(crate) siblings: &'a [(Encoding, PathBuf)],
 }

@@ -149,7 +149,7 @@ fn bytes(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> TokenStream
     quote!(::core::include_bytes!(#path))
 }
 
-/// `::bindery::__bindery_incbin!(symbol, path, len)` for a large blob, when the file can be
+/// `::bindery::__bindery_incbin!(symbol = …, path = …, len = …)` for a large blob, when the file can be
 /// named for the assembler; `None` sends it through `include_bytes!`.
 fn incbin(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> Option<TokenStream> {
     let manifest_dir = locator.manifest_dir()?;
@@ -179,9 +179,9 @@ fn incbin(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> Option<Tok
     let runtime = crate::runtime(&manifest.crate_path);
     Some(quote! {
         #runtime::__bindery_incbin!(
-            ::core::concat!("__bindery_", ::core::env!("CARGO_CRATE_NAME"), #tag),
-            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix),
-            #len
+            symbol = ::core::concat!("__bindery_", ::core::env!("CARGO_CRATE_NAME"), #tag),
+            path = ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix),
+            len = #len
         )
     })
 }

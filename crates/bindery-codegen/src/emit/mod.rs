@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::{Manifest, Mode, Rules};
+use crate::{Manifest, Mode};
 use text::{manifest_suffix, push_string_literal, slash_path, under_manifest_dir};
 
 /// How generated code reaches the files it includes.
@@ -93,8 +93,9 @@ impl Locator {
     }
 
     /// The expression for the catalog's dev source: `__bindery_dev!` with the folder (named from
-    /// `CARGO_MANIFEST_DIR`, never by a machine path) and the build's rules. That macro expands
-    /// to `None`, dropping the path, unless bindery's `dev` feature is on in a debug build.
+    /// `CARGO_MANIFEST_DIR`, never by a machine path) and the build's rules, as one text. That
+    /// macro expands to `None`, dropping both, unless bindery's `dev` feature is on in a debug
+    /// build.
     fn dev_source(&self, manifest: &Manifest) -> TokenStream {
         let Some(root) = self
             .dev_manifest_dir()
@@ -102,29 +103,9 @@ impl Locator {
         else {
             return quote!(::core::option::Option::None);
         };
-        let Rules {
-            include,
-            exclude,
-            include_hidden,
-            modified,
-            gitignore,
-            siblings,
-            date,
-        } = &manifest.rules;
         let runtime = crate::runtime(&manifest.crate_path);
-        let date = option_u64(*date);
-        let integrity = integrity_ident(manifest);
-        quote!(#runtime::__bindery_dev!(
-            #root,
-            [#(#include),*],
-            [#(#exclude),*],
-            #include_hidden,
-            #modified,
-            #gitignore,
-            #siblings,
-            #date,
-            #integrity
-        ))
+        let rules = manifest.rules.to_text();
+        quote!(#runtime::__bindery_dev!(root = #root, rules = #rules))
     }
 }
 
@@ -137,16 +118,6 @@ fn option_u64(value: Option<u64>) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     }
-}
-
-/// The `bindery::Integrity` variant the manifest's integrity strings use.
-fn integrity_ident(manifest: &Manifest) -> proc_macro2::Ident {
-    let variant = match manifest.integrity {
-        crate::Integrity::Sha256 => "Sha256",
-        crate::Integrity::Sha384 => "Sha384",
-        crate::Integrity::Sha512 => "Sha512",
-    };
-    proc_macro2::Ident::new(variant, proc_macro2::Span::call_site())
 }
 
 /// `const URLS: &[&str] = &[…]; const BY_URL: &[u32] = &[…];`: each file's fingerprinted path

@@ -1,6 +1,12 @@
-//! What to embed and how: the mode and the options shared by the macro, the xtask and build scripts.
+//! What to embed and how: the options shared by the macro, the generator and build scripts,
+//! each defined once in [`SETTINGS`] (table.rs), set here.
+
+mod table;
 
 use std::path::{Path, PathBuf};
+
+pub use bindery_core::rules::{Modified, Rules};
+pub use table::{Given, SETTINGS, Setting, Takes, markdown, names, setting};
 
 use crate::{Encoding, Error, Integrity, Manifest, Mode, normalise_prefix};
 
@@ -72,11 +78,10 @@ pub fn parse_large_threshold(text: &str) -> Result<Option<u64>, String> {
 pub struct Options {
     pub(crate) root: PathBuf,
     pub(crate) mode: Mode,
-    pub(crate) include: Vec<String>,
-    pub(crate) exclude: Vec<String>,
+    /// Which files, and what they record: include and exclude globs, hidden files, ignore
+    /// files, siblings, modification times, the integrity algorithm.
+    pub(crate) rules: Rules,
     pub(crate) prefix: String,
-    pub(crate) include_hidden: bool,
-    pub(crate) modified: bool,
     pub(crate) level: u32,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) allow_missing: bool,
@@ -85,14 +90,10 @@ pub struct Options {
     pub(crate) pack: bool,
     pub(crate) snapshots: bool,
     pub(crate) crate_path: String,
-    pub(crate) source_date: bool,
     pub(crate) crate_dir: Option<PathBuf>,
-    pub(crate) integrity: Integrity,
     pub(crate) fingerprint: bool,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
-    pub(crate) gitignore: bool,
-    pub(crate) siblings: bool,
 }
 
 impl Options {
@@ -106,11 +107,8 @@ impl Options {
         Options {
             root: root.into(),
             mode: Mode::Static,
-            include: Vec::new(),
-            exclude: Vec::new(),
+            rules: Rules::default(),
             prefix: String::new(),
-            include_hidden: false,
-            modified: false,
             level: DEFAULT_LEVEL,
             cache_dir: None,
             allow_missing: false,
@@ -119,15 +117,35 @@ impl Options {
             pack: false,
             snapshots: false,
             crate_path: DEFAULT_CRATE_PATH.to_owned(),
-            source_date: false,
             crate_dir: None,
-            integrity: Integrity::default(),
             fingerprint: false,
             max_file_size: None,
             max_total_size: None,
-            gitignore: false,
-            siblings: false,
         }
+    }
+
+    /// Sets the option `name` (a macro key, as [`SETTINGS`] defines them) to `value`: what
+    /// every front door calls; the typed setters below are the same for Rust callers.
+    ///
+    /// ```
+    /// use bindery_codegen::options::Given;
+    /// let options = bindery_codegen::Options::new("assets").set("max_file_size", &Given::Text("2 MiB".into())).unwrap();
+    /// assert!(bindery_codegen::Options::new("assets").set("nope", &Given::Bool(true)).is_err());
+    /// # let _ = options;
+    /// ```
+    pub fn set(self, name: &str, value: &Given) -> Result<Self, String> {
+        match setting(name) {
+            Some(setting) => setting.set(self, value),
+            None => Err(format!(
+                "unknown option `{name}` (expected one of: {})",
+                names()
+            )),
+        }
+    }
+
+    /// The rules that choose the files and what they record.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// Uses the precompressed files a front-end pipeline wrote beside each file (`app.js.br`,
@@ -136,9 +154,9 @@ impl Options {
     /// both; checking brotli and zstd needs the features of those names). They are not files of
     /// the catalog themselves; one that saves less than
     /// [`MIN_SAVING_PERCENT`](crate::MIN_SAVING_PERCENT) is left out. In gzip mode a `.gz`
-    /// sibling is the stored form. The macro's `precompressed = "siblings"`.
+    /// sibling is the stored form. The macro's `siblings = true`.
     pub fn siblings(mut self, siblings: bool) -> Self {
-        self.siblings = siblings;
+        self.rules.siblings = siblings;
         self
     }
 
@@ -151,30 +169,32 @@ impl Options {
     /// assert!(manifest.rules.gitignore);
     /// ```
     pub fn gitignore(mut self, gitignore: bool) -> Self {
-        self.gitignore = gitignore;
+        self.rules.gitignore = gitignore;
         self
     }
 
-    /// Gives every file one date, the same for every build of one commit on any machine
-    /// (instead of each file's modification time, which a checkout sets to the time of the
-    /// checkout): `SOURCE_DATE_EPOCH` when set, else the time of the last commit that touched
-    /// the folder, else of the last one that touched [`crate_dir`](Self::crate_dir) (the folder
-    /// a build script wrote, under `target/`, has no history of its own), else
-    /// [`Error::NoSourceDate`]. The macro's `modified = "source-date-epoch"`.
+    /// Whether files carry a modification time: [`Modified::Off`] (the default, so builds are
+    /// reproducible), [`Modified::Files`] (each file's own), or [`Modified::SourceDateEpoch`]:
+    /// one date for every file, the same for every build of one commit on any machine (instead
+    /// of each file's modification time, which a checkout sets to the time of the checkout):
+    /// `SOURCE_DATE_EPOCH` when set, else the time of the last commit that touched the folder,
+    /// else of the last one that touched [`crate_dir`](Self::crate_dir) (the folder a build
+    /// script wrote, under `target/`, has no history of its own), else [`Error::NoSourceDate`].
     ///
     /// ```
+    /// use bindery_codegen::options::Modified;
     /// // This repository's fixtures: SOURCE_DATE_EPOCH if set, else their last commit's time.
-    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures").source_date(true).build().unwrap();
+    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures").modified(Modified::SourceDateEpoch).build().unwrap();
     /// let date = manifest.source_date.as_ref().unwrap().seconds;
     /// assert!(manifest.entries.iter().all(|entry| entry.modified == Some(date)));
     /// ```
-    pub fn source_date(mut self, source_date: bool) -> Self {
-        self.source_date = source_date;
+    pub fn modified(mut self, modified: Modified) -> Self {
+        self.rules.modified = modified;
         self
     }
 
     /// The crate's folder (the macro gives `CARGO_MANIFEST_DIR`): where
-    /// [`source_date`](Self::source_date) looks for a commit when the folder has none.
+    /// [`Modified::SourceDateEpoch`] looks for a commit when the folder has none.
     pub fn crate_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.crate_dir = Some(dir.into());
         self
@@ -189,7 +209,7 @@ impl Options {
     /// assert!(manifest.entries[0].integrity.starts_with("sha512-"));
     /// ```
     pub fn integrity(mut self, integrity: Integrity) -> Self {
-        self.integrity = integrity;
+        self.rules.integrity = integrity;
         self
     }
 
@@ -294,13 +314,13 @@ impl Options {
     /// Adds an include glob, matched against paths relative to the folder (`*` also crosses `/`).
     /// With no include glob every file is included.
     pub fn include(mut self, glob: impl Into<String>) -> Self {
-        self.include.push(glob.into());
+        self.rules.include.push(glob.into());
         self
     }
 
     /// Adds an exclude glob; a file matching any exclude glob is left out even if included.
     pub fn exclude(mut self, glob: impl Into<String>) -> Self {
-        self.exclude.push(glob.into());
+        self.rules.exclude.push(glob.into());
         self
     }
 
@@ -311,14 +331,8 @@ impl Options {
     }
 
     /// Includes files and folders whose name starts with `.` (left out by default).
-    pub fn include_hidden(mut self, include_hidden: bool) -> Self {
-        self.include_hidden = include_hidden;
-        self
-    }
-
-    /// Records each file's modification time (off by default, so builds are reproducible).
-    pub fn modified(mut self, modified: bool) -> Self {
-        self.modified = modified;
+    pub fn hidden(mut self, hidden: bool) -> Self {
+        self.rules.hidden = hidden;
         self
     }
 

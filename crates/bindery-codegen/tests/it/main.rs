@@ -3,8 +3,10 @@
 
 mod bad_input;
 mod cache;
+mod contract;
 mod emit;
 mod gitignore;
+mod options;
 mod pack;
 mod precompress;
 mod properties;

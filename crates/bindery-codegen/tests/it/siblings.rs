@@ -1,4 +1,4 @@
-//! `precompressed = "siblings"`: the `.br`, `.gz` and `.zst` files beside a file become its
+//! `siblings = true`: the `.br`, `.gz` and `.zst` files beside a file become its
 //! variants once they decode to exactly it; anything else is an error naming both files.
 
 use std::io::Write as _;

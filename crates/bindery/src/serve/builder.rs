@@ -64,6 +64,29 @@ impl std::fmt::Debug for Builder {
     }
 }
 
+impl ServeCatalog {
+    /// A service for `catalog` with the defaults: at the root, `index.html` for folders, no SPA
+    /// fallback and no 404 page (misses get an empty 404), [`cache_control::default`]
+    /// caching, no decompressed-body cache.
+    ///
+    /// [`cache_control::default`]: super::cache_control::default
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::new(&SITE);
+    /// let response = service.respond(&http::Request::get("/hello.txt").body(()).unwrap());
+    /// assert_eq!(response.into_body().into_bytes(), "Hello, bindery!\n");
+    /// ```
+    pub fn new(catalog: &'static Catalog) -> Self {
+        Builder::new(catalog).assemble()
+    }
+
+    /// Sets up a service for `catalog`; [`Builder::build`] checks every file it names.
+    pub fn builder(catalog: &'static Catalog) -> Builder {
+        Builder::new(catalog)
+    }
+}
+
 /// Why [`Builder::build`] refused a setup.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -102,7 +125,7 @@ fn suggestion(near: &[String]) -> String {
 
 impl Builder {
     /// The longest raw request path accepted unless told otherwise ([`max_path_len`](Self::max_path_len)).
-    pub const DEFAULT_MAX_PATH_LEN: usize = 2048;
+    pub const DEFAULT_MAX_PATH_LEN: usize = super::config::DEFAULT_MAX_PATH_LEN;
 
     pub(crate) fn new(catalog: &'static Catalog) -> Builder {
         Builder {

@@ -6,6 +6,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode};
 
+/// The longest raw request path accepted unless the builder is told otherwise.
+pub(crate) const DEFAULT_MAX_PATH_LEN: usize = 2048;
+
 /// A file of the catalog chosen when the service is built: its place in the table; for a dev
 /// catalog, whose files change on disk, its key, looked up per request.
 #[derive(Debug, Clone)]
@@ -62,7 +65,7 @@ impl Default for Config {
             clean_urls: false,
             aliases: Vec::new(),
             index_file: "index.html".to_owned(),
-            max_path_len: super::Builder::DEFAULT_MAX_PATH_LEN,
+            max_path_len: DEFAULT_MAX_PATH_LEN,
             error_body: None,
         }
     }

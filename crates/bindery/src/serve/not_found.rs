@@ -11,9 +11,10 @@ use super::body::Body;
 use super::future::NotFoundFuture;
 use super::service::{Miss, ServeCatalog};
 
-/// A [`ServeCatalog`] that hands every request it has no file for to `service` and answers
-/// with that service's response, its status set to 404. Made by
-/// [`ServeCatalog::not_found_service`].
+/// A [`ServeCatalog`] that hands every request it has no file for (after its SPA fallback and
+/// aliases) to another tower service (a page of the application's, a router) and answers with
+/// that service's response, its status set to 404, as tower-http's
+/// `ServeDir::not_found_service`.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -22,7 +23,7 @@ use super::service::{Miss, ServeCatalog};
 /// let page = tower::service_fn(|_request: http::Request<()>| async {
 ///     Ok::<_, std::convert::Infallible>(http::Response::new("nothing here".to_owned()))
 /// });
-/// let service = bindery::serve::ServeCatalog::new(&SITE).not_found_service(page);
+/// let service = bindery::serve::NotFoundService::new(bindery::serve::ServeCatalog::new(&SITE), page);
 ///
 /// let missing = service.clone().oneshot(http::Request::get("/nope").body(()).unwrap()).await.unwrap();
 /// assert_eq!(missing.status(), http::StatusCode::NOT_FOUND);
@@ -38,7 +39,7 @@ pub struct NotFoundService<S> {
 
 impl<S> NotFoundService<S> {
     /// `catalog`, its misses handed to `service`.
-    pub(crate) fn new(catalog: ServeCatalog, service: S) -> Self {
+    pub fn new(catalog: ServeCatalog, service: S) -> Self {
         NotFoundService { catalog, service }
     }
 }

@@ -10,11 +10,9 @@ use tower_service::Service;
 
 use super::bodies::{Answer, Bodies};
 use super::body::Body;
-use super::builder::Builder;
 use super::decide;
 use super::future::ResponseFuture;
 use super::head::RequestHead;
-use super::not_found::NotFoundService;
 use super::outcome::Outcome;
 use super::path::URL_PATH;
 use super::response;
@@ -52,27 +50,6 @@ pub(crate) struct Miss {
 }
 
 impl ServeCatalog {
-    /// A service for `catalog` with the defaults: at the root, `index.html` for folders, no SPA
-    /// fallback and no 404 page (misses get an empty 404), [`cache_control::default`]
-    /// caching, no decompressed-body cache.
-    ///
-    /// [`cache_control::default`]: super::cache_control::default
-    ///
-    /// ```
-    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
-    /// let service = bindery::serve::ServeCatalog::new(&SITE);
-    /// let response = service.respond(&http::Request::get("/hello.txt").body(()).unwrap());
-    /// assert_eq!(response.into_body().into_bytes(), "Hello, bindery!\n");
-    /// ```
-    pub fn new(catalog: &'static Catalog) -> Self {
-        Builder::new(catalog).assemble()
-    }
-
-    /// Sets up a service for `catalog`; [`Builder::build`] checks every file it names.
-    pub fn builder(catalog: &'static Catalog) -> Builder {
-        Builder::new(catalog)
-    }
-
     /// The service of `site`, its bodies made by `bodies`.
     pub(crate) fn from_parts(site: Site, bodies: Bodies) -> Self {
         ServeCatalog {
@@ -121,7 +98,7 @@ impl ServeCatalog {
     }
 
     /// The answer for a request this catalog has a file (or a 404 page) for, or the miss:
-    /// what the rocket adapter and [`NotFoundService`] ask, so that a miss is decided once,
+    /// what the rocket adapter and `NotFoundService` ask, so that a miss is decided once,
     /// by the decision stage, not guessed from a response.
     pub(crate) fn serve_or_miss(&self, request: &impl RequestHead) -> Result<ResponseFuture, Miss> {
         match decide::decide(&self.site, request) {
@@ -144,13 +121,6 @@ impl ServeCatalog {
                 Err(_) => ResponseFuture::ready(deferred.finish()),
             },
         }
-    }
-
-    /// Hands the requests this catalog has no file for (after its SPA fallback and aliases)
-    /// to `service`, whose response is sent with status 404: a page of the application's, a
-    /// router, anything that is a tower `Service`.
-    pub fn not_found_service<S>(self, service: S) -> NotFoundService<S> {
-        NotFoundService::new(self, service)
     }
 
     /// The absolute URL path a page should link to for the catalog's file `path`: the mount

@@ -95,7 +95,7 @@ fn precompress_without_its_feature_is_a_compile_error_naming_the_feature() {
     // A brotli sibling cannot be checked without the decoder: refused, naming the feature.
     project.write(
         "src/main.rs",
-        "static SITE: bindery::Catalog =\n    bindery::embed!(\"assets\", precompressed = \"siblings\");\n\n\
+        "static SITE: bindery::Catalog =\n    bindery::embed!(\"assets\", siblings = true);\n\n\
          fn main() {\n    println!(\"{}\", SITE.len());\n}\n",
     );
     project.write("assets/index.html.br", "not checked");

@@ -182,7 +182,7 @@ fn a_rendered_module_whose_large_file_changed_size_fails_to_build_naming_it() {
         let (built, error) = build();
         assert!(!built, "{what}: a stale module must not build");
         assert!(
-            error.contains("big.bin is no longer the 4096 bytes its catalog was made from"),
+            error.contains("big.bin is no longer 4096 bytes, as when its catalog was made"),
             "{what}: {error}"
         );
     }

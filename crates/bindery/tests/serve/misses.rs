@@ -109,7 +109,7 @@ async fn misses_go_to_the_not_found_service_with_status_404() {
     let page = tower::service_fn(|request: Request<()>| async move {
         Ok::<_, Infallible>(http::Response::new(format!("no {}", request.uri().path())))
     });
-    let service = ServeCatalog::new(&STATIC).not_found_service(page);
+    let service = bindery::serve::NotFoundService::new(ServeCatalog::new(&STATIC), page);
     let missing = service
         .clone()
         .oneshot(Request::get("/nope").body(()).expect("request"))

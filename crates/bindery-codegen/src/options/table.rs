@@ -1,0 +1,405 @@
+//! Every embedding option, defined once: its name (the macro's key; with dashes, the generator's
+//! flag), what value it takes, its line of documentation, its default, and how it is set on and
+//! read from [`Options`]. The macro's parser and its error texts, the generator's flags and the
+//! command line it records, and the options table of the docs all come from [`SETTINGS`]; which
+//! files a folder gives (the scan key) and what dev mode reads come from [`Rules`], which the
+//! rule settings fill.
+//!
+//! ```
+//! use bindery_codegen::options::{Given, setting};
+//! let hidden = setting("hidden").unwrap();
+//! assert_eq!(hidden.flag(), "--hidden");
+//! let options = hidden.set(bindery_codegen::Options::new("assets"), &Given::Bool(true)).unwrap();
+//! assert!(options.rules().hidden);
+//! ```
+
+use std::str::FromStr;
+
+use bindery_core::rules::Modified;
+
+use crate::options::Options;
+use crate::{Encoding, Integrity, Mode, parse_large_threshold, parse_size};
+
+/// What kind of value an option takes, as both doors write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// `true` or `false` (the generator's flag takes no value).
+    Bool,
+    /// One of these words.
+    Word(&'static [&'static str]),
+    /// A string (a path).
+    Text,
+    /// A glob or a list of globs (the generator's flag repeats).
+    Globs,
+    /// A list of these words (the generator's flag takes them comma-separated).
+    Words(&'static [&'static str]),
+    /// A whole number up to this.
+    Number(u64),
+    /// A size: a number of bytes, or one with a unit (`"10 MiB"`).
+    Size,
+    /// A number of bytes, or `"off"`.
+    Threshold,
+}
+
+impl Takes {
+    /// What the option takes, as an error says it.
+    ///
+    /// ```
+    /// use bindery_codegen::options::Takes;
+    /// assert_eq!(Takes::Word(&["a", "b"]).expected(), r#""a" or "b""#);
+    /// ```
+    pub fn expected(self) -> String {
+        // `true` and `false` are literals; every other word is a string.
+        let quoted = |words: &[&str]| {
+            let quoted: Vec<String> = words
+                .iter()
+                .map(|word| match *word {
+                    "true" | "false" => format!("`{word}`"),
+                    word => format!("{word:?}"),
+                })
+                .collect();
+            match quoted.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            }
+        };
+        match self {
+            Takes::Bool => "`true` or `false`".to_owned(),
+            Takes::Word(words) => quoted(words),
+            Takes::Text => "a string".to_owned(),
+            Takes::Globs => "a glob string or a list of them".to_owned(),
+            Takes::Words(words) => format!("a list of {}", quoted(words)),
+            Takes::Number(max) => format!("an integer from 0 to {max}"),
+            Takes::Size => "a number of bytes or a size such as \"10 MiB\"".to_owned(),
+            Takes::Threshold => "a number of bytes or \"off\"".to_owned(),
+        }
+    }
+}
+
+/// A value as an option was given it, whichever door: what a literal or a flag's text said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Given {
+    /// `true` or `false`; a flag given.
+    Bool(bool),
+    /// A string, or a flag's one value.
+    Text(String),
+    /// A list, or a repeated (or comma-separated) flag's values.
+    List(Vec<String>),
+    /// An integer.
+    Number(u64),
+}
+
+/// One option.
+#[derive(Debug)]
+pub struct Setting {
+    /// The macro's key (`max_file_size`); the generator's flag is [`flag`](Self::flag).
+    pub name: &'static str,
+    /// What value it takes.
+    pub takes: Takes,
+    /// What it does, in one line.
+    pub doc: &'static str,
+    /// Its default, as the docs show it.
+    pub default: &'static str,
+    set: fn(Options, &Given) -> Result<Options, String>,
+    get: fn(&Options) -> Given,
+}
+
+impl Setting {
+    /// The generator's flag: `--` and the name with dashes (`--max-file-size`).
+    pub fn flag(&self) -> String {
+        format!("--{}", self.name.replace('_', "-"))
+    }
+
+    /// `options` with this option set to `value`, or what is wrong with the value.
+    pub fn set(&self, options: Options, value: &Given) -> Result<Options, String> {
+        (self.set)(options, value)
+    }
+
+    /// The option's value in `options`.
+    pub fn get(&self, options: &Options) -> Given {
+        (self.get)(options)
+    }
+}
+
+/// The option named `name` (a macro key), if there is one.
+pub fn setting(name: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|setting| setting.name == name)
+}
+
+/// Every option's name, for the error that meets an unknown one.
+pub fn names() -> String {
+    SETTINGS
+        .iter()
+        .map(|setting| setting.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The options table of the docs (the `embed!` macro's and the generator's): name, value,
+/// what it does, default.
+pub fn markdown() -> String {
+    let mut table =
+        String::from("| option | value | what it does | default |\n| --- | --- | --- | --- |\n");
+    for setting in SETTINGS {
+        table.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            setting.name,
+            setting.takes.expected(),
+            setting.doc,
+            setting.default
+        ));
+    }
+    table
+}
+
+fn wrong(takes: Takes) -> String {
+    format!("takes {}", takes.expected())
+}
+
+fn as_bool(value: &Given) -> Result<bool, String> {
+    match value {
+        Given::Bool(flag) => Ok(*flag),
+        _ => Err(wrong(Takes::Bool)),
+    }
+}
+
+fn as_text(value: &Given) -> Result<&str, String> {
+    match value {
+        Given::Text(text) => Ok(text),
+        _ => Err(wrong(Takes::Text)),
+    }
+}
+
+fn as_list(value: &Given) -> Result<Vec<String>, String> {
+    match value {
+        Given::Text(one) => Ok(vec![one.clone()]),
+        Given::List(all) => Ok(all.clone()),
+        _ => Err(wrong(Takes::Globs)),
+    }
+}
+
+/// A word of `T`'s, parsed.
+fn word<T: FromStr>(value: &Given, takes: Takes) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    let text = match value {
+        Given::Text(text) => text.as_str(),
+        Given::Bool(true) => "true",
+        Given::Bool(false) => "false",
+        _ => return Err(wrong(takes)),
+    };
+    text.parse::<T>().map_err(|error| error.to_string())
+}
+
+fn size(value: &Given) -> Result<u64, String> {
+    match value {
+        Given::Number(bytes) => Ok(*bytes),
+        Given::Text(text) => parse_size(text),
+        _ => Err(wrong(Takes::Size)),
+    }
+}
+
+fn optional_size(bytes: Option<u64>) -> Given {
+    bytes.map_or(Given::Text(String::new()), Given::Number)
+}
+
+/// Every option, in the order the docs list them.
+pub static SETTINGS: &[Setting] = &[
+    Setting {
+        name: "mode",
+        takes: Takes::Word(&["static", "gzip", "copy"]),
+        doc: "how files are stored and what `get` returns (see `Mode`)",
+        default: "`\"static\"`",
+        set: |options, value| Ok(options.mode(word::<Mode>(value, Takes::Word(&[]))?)),
+        get: |options| Given::Text(options.mode.to_string()),
+    },
+    Setting {
+        name: "include",
+        takes: Takes::Globs,
+        doc: "embed only paths matching one of these (relative to the folder; `*` crosses `/`)",
+        default: "every file",
+        set: |options, value| Ok(as_list(value)?.into_iter().fold(options, Options::include)),
+        get: |options| Given::List(options.rules.include.clone()),
+    },
+    Setting {
+        name: "exclude",
+        takes: Takes::Globs,
+        doc: "leave out paths matching one of these; exclude wins over include",
+        default: "none",
+        set: |options, value| Ok(as_list(value)?.into_iter().fold(options, Options::exclude)),
+        get: |options| Given::List(options.rules.exclude.clone()),
+    },
+    Setting {
+        name: "prefix",
+        takes: Takes::Text,
+        doc: "a relative path put before every catalog path",
+        default: "none",
+        set: |options, value| Ok(options.prefix(as_text(value)?)),
+        get: |options| Given::Text(options.prefix.clone()),
+    },
+    Setting {
+        name: "hidden",
+        takes: Takes::Bool,
+        doc: "embed names starting with `.`",
+        default: "`false`",
+        set: |options, value| Ok(options.hidden(as_bool(value)?)),
+        get: |options| Given::Bool(options.rules.hidden),
+    },
+    Setting {
+        name: "gitignore",
+        takes: Takes::Bool,
+        doc: "leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top; no global rules); dev mode applies the same rules",
+        default: "`false`",
+        set: |options, value| Ok(options.gitignore(as_bool(value)?)),
+        get: |options| Given::Bool(options.rules.gitignore),
+    },
+    Setting {
+        name: "modified",
+        takes: Takes::Word(&Modified::WORDS),
+        doc: "record modification times: `true` each file's (builds are then not reproducible), `\"source-date-epoch\"` one date for every build of a commit (`SOURCE_DATE_EPOCH`, else the last commit that touched the folder, else the crate's)",
+        default: "`false`",
+        set: |options, value| {
+            Ok(options.modified(word::<Modified>(value, Takes::Word(&Modified::WORDS))?))
+        },
+        get: |options| Given::Text(options.rules.modified.as_str().to_owned()),
+    },
+    Setting {
+        name: "fingerprint",
+        takes: Takes::Bool,
+        doc: "serve each file also under a content-hashed name (`app.css` → `app.3f2a9c1d4e5b.css`), marked `immutable`; `Catalog::url` gives it",
+        default: "`false`",
+        set: |options, value| Ok(options.fingerprint(as_bool(value)?)),
+        get: |options| Given::Bool(options.fingerprint),
+    },
+    Setting {
+        name: "integrity",
+        takes: Takes::Word(&["sha256", "sha384", "sha512"]),
+        doc: "the algorithm of `EmbeddedFile::integrity`",
+        default: "`\"sha384\"`",
+        set: |options, value| Ok(options.integrity(word::<Integrity>(value, Takes::Word(&[]))?)),
+        get: |options| Given::Text(options.rules.integrity.as_str().to_owned()),
+    },
+    Setting {
+        name: "precompress",
+        takes: Takes::Words(&["br", "zstd", "gzip"]),
+        doc: "wire variants made at build time and sent as-is to clients that accept them (br and zstd need bindery's features of those names)",
+        default: "none",
+        set: |options, value| {
+            let encodings = as_list(value)?
+                .iter()
+                .map(|name| name.parse::<Encoding>().map_err(|error| error.to_string()))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(options.precompress(encodings))
+        },
+        get: |options| {
+            Given::List(
+                options
+                    .precompress
+                    .iter()
+                    .map(|encoding| encoding.as_str().to_owned())
+                    .collect(),
+            )
+        },
+    },
+    Setting {
+        name: "siblings",
+        takes: Takes::Bool,
+        doc: "the `.br`, `.gz` and `.zst` files beside a file (a front-end pipeline's) become its variants, checked at build time to decode to exactly it, instead of compressing again; they are not listed",
+        default: "`false`",
+        set: |options, value| Ok(options.siblings(as_bool(value)?)),
+        get: |options| Given::Bool(options.rules.siblings),
+    },
+    Setting {
+        name: "level",
+        takes: Takes::Number(9),
+        doc: "the gzip level",
+        default: "`9`",
+        set: |options, value| match value {
+            Given::Number(level) => Ok(options.level(u32::try_from(*level).unwrap_or(u32::MAX))),
+            _ => Err(wrong(Takes::Number(9))),
+        },
+        get: |options| Given::Number(u64::from(options.level)),
+    },
+    Setting {
+        name: "max_file_size",
+        takes: Takes::Size,
+        doc: "refuse any file larger than this, naming the largest",
+        default: "none",
+        set: |options, value| Ok(options.max_file_size(Some(size(value)?))),
+        get: |options| optional_size(options.max_file_size),
+    },
+    Setting {
+        name: "max_total_size",
+        takes: Takes::Size,
+        doc: "refuse a folder whose files add up to more than this, naming the largest",
+        default: "none",
+        set: |options, value| Ok(options.max_total_size(Some(size(value)?))),
+        get: |options| optional_size(options.max_total_size),
+    },
+    Setting {
+        name: "large",
+        takes: Takes::Threshold,
+        doc: "stored size from which a file enters through the assembler instead of `include_bytes!` (`0`: every file); such files are never packed",
+        default: "1 MiB",
+        set: |options, value| match value {
+            Given::Number(bytes) => Ok(options.large_threshold(Some(*bytes))),
+            Given::Text(text) => Ok(options.large_threshold(parse_large_threshold(text)?)),
+            _ => Err(wrong(Takes::Threshold)),
+        },
+        get: |options| {
+            options
+                .large_threshold
+                .map_or(Given::Text("off".to_owned()), Given::Number)
+        },
+    },
+    Setting {
+        name: "allow_missing",
+        takes: Takes::Bool,
+        doc: "an empty catalog when the folder does not exist (yet)",
+        default: "`false`",
+        set: |options, value| Ok(options.allow_missing(as_bool(value)?)),
+        get: |options| Given::Bool(options.allow_missing),
+    },
+    Setting {
+        name: "crate_path",
+        takes: Takes::Text,
+        doc: "the path generated code names the runtime by, for a crate that re-exports bindery (`\"my_crate::bindery\"`)",
+        default: "`\"::bindery\"`",
+        set: |options, value| Ok(options.crate_path(as_text(value)?)),
+        get: |options| Given::Text(options.crate_path.clone()),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::{Given, SETTINGS, Takes};
+    use crate::Options;
+
+    #[test]
+    fn every_option_reads_back_what_was_set() {
+        let given = |takes: Takes| match takes {
+            Takes::Bool => Given::Bool(true),
+            Takes::Word(words) => Given::Text(words[words.len() - 1].to_owned()),
+            Takes::Text => Given::Text("my_crate::bindery".to_owned()),
+            Takes::Globs => Given::List(vec!["**/*.js".to_owned()]),
+            Takes::Words(words) => Given::List(vec![words[2].to_owned()]),
+            Takes::Number(max) => Given::Number(max - 1),
+            Takes::Size | Takes::Threshold => Given::Number(4096),
+        };
+        for setting in SETTINGS {
+            let value = given(setting.takes);
+            let options = setting
+                .set(Options::new("assets"), &value)
+                .expect(setting.name);
+            assert_eq!(setting.get(&options), value, "{}", setting.name);
+            assert_ne!(
+                setting.get(&Options::new("assets")),
+                value,
+                "{}: the default differs",
+                setting.name
+            );
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! What generated code calls: the runtime's side of generated-code contract 3, and nothing
+//! else. A facade, as thiserror's private module is: it re-exports the shapes generated code
+//! fills in (layout.rs) and holds the const constructors that check a generated table while
+//! compiling. Not a public API; its name carries the contract version (`bindery_core::CONTRACT`),
+//! which changes whenever this module, the hidden fields of `EmbeddedFile` or the arguments of
+//! the macros generated code calls do (ARCHITECTURE.md, "The generated-code contract").
+
+pub use crate::layout::{DevSource, Encoded, Info};
+use crate::{Catalog, EmbeddedFile, Mode};
+use bindery_core::ETAG_LEN;
+
+/// Constructors of [`Info`], for generated tables.
+impl Info {
+    /// A file stored as it is, with no variants and no time.
+    pub const fn plain(
+        data: &'static [u8],
+        mime: &'static str,
+        content_type: &'static str,
+    ) -> Info {
+        Info::dated(data, mime, content_type, None)
+    }
+
+    /// A file stored as it is, with no variants, and the catalog's one date (`modified =
+    /// "source-date-epoch"`) or none.
+    pub const fn dated(
+        data: &'static [u8],
+        mime: &'static str,
+        content_type: &'static str,
+        modified: Option<u64>,
+    ) -> Info {
+        Info {
+            data,
+            mime,
+            content_type,
+            len: None,
+            gzip_etag: None,
+            variants: &[],
+            modified,
+        }
+    }
+}
+
+/// The part of an entry's name that is its path (the ETag follows it), as bytes, in `const`.
+const fn path_bytes(file: &EmbeddedFile) -> &[u8] {
+    file.__name.as_bytes().split_at(file.path_len()).0
+}
+
+/// Checks an entry of a generated module, which a person may have edited and whose files may
+/// have changed since: its name ends with an ETag, and it stores exactly its own blob (modules
+/// are never packed), so a file that grew or shrank after generation fails the build instead
+/// of being served cut or padded.
+const fn check_entry(file: &EmbeddedFile) {
+    let name = file.__name.as_bytes();
+    assert!(
+        name.len() >= ETAG_LEN
+            && name[name.len() - ETAG_LEN] == b'"'
+            && name[name.len() - 1] == b'"',
+        "bindery: a catalog entry's name does not end with its ETag; regenerate the catalog"
+    );
+    assert!(
+        file.__start == 0 && file.__len == file.__info.data.len(),
+        "bindery: a file's bytes do not match its recorded length; regenerate the catalog"
+    );
+}
+
+/// Builds a catalog whose paths the `embed!` macro has just sorted: no check while compiling
+/// (checking thousands of paths in the const evaluator costs rustc measurably on every rebuild;
+/// BENCHMARKS.md, "Build cost").
+pub const fn sorted_catalog(
+    mode: Mode,
+    prefix: &'static str,
+    dev: Option<&'static DevSource>,
+    files: &'static [EmbeddedFile],
+    urls: &'static [&'static str],
+    by_url: &'static [u32],
+) -> Catalog {
+    Catalog {
+        mode,
+        prefix,
+        files,
+        dev,
+        urls,
+        by_url,
+    }
+}
+
+/// Builds a catalog from a generated module, which a person may have edited. Paths must be
+/// strictly increasing (lookups binary-search them): checked while compiling, so an
+/// out-of-order table can never ship.
+pub const fn catalog(
+    mode: Mode,
+    prefix: &'static str,
+    dev: Option<&'static DevSource>,
+    files: &'static [EmbeddedFile],
+    urls: &'static [&'static str],
+    by_url: &'static [u32],
+) -> Catalog {
+    let mut index = 0;
+    while index < files.len() {
+        check_entry(&files[index]);
+        if index > 0 {
+            assert!(
+                is_less(path_bytes(&files[index - 1]), path_bytes(&files[index])),
+                "bindery: catalog paths are not sorted and unique; regenerate the catalog"
+            );
+        }
+        index += 1;
+    }
+    assert!(
+        (urls.is_empty() || urls.len() == files.len()) && by_url.len() == urls.len(),
+        "bindery: the fingerprint tables do not match the files; regenerate the catalog"
+    );
+    let mut slot = 0;
+    while slot < by_url.len() {
+        assert!(
+            (by_url[slot] as usize) < files.len()
+                && (slot == 0
+                    || is_less(
+                        urls[by_url[slot - 1] as usize].as_bytes(),
+                        urls[by_url[slot] as usize].as_bytes()
+                    )),
+            "bindery: fingerprinted paths are not sorted and unique; regenerate the catalog"
+        );
+        slot += 1;
+    }
+    sorted_catalog(mode, prefix, dev, files, urls, by_url)
+}
+
+const fn is_less(left: &[u8], right: &[u8]) -> bool {
+    let mut index = 0;
+    while index < left.len() && index < right.len() {
+        if left[index] != right[index] {
+            return left[index] < right[index];
+        }
+        index += 1;
+    }
+    left.len() < right.len()
+}

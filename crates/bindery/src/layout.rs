@@ -1,0 +1,48 @@
+//! The shapes generated code fills in: what an [`EmbeddedFile`](crate::EmbeddedFile) points to
+//! ([`Info`]), its precompressed variants ([`Encoded`]), and a dev catalog's source
+//! ([`DevSource`]). Part of the generated-code contract: generated code writes them as struct
+//! literals through the private module, which re-exports them.
+
+use crate::Encoding;
+
+/// One precompressed wire variant of a file, made at build time and sent as-is.
+#[derive(Debug, Clone, Copy)]
+pub struct Encoded {
+    /// Its content coding.
+    pub encoding: Encoding,
+    /// Its bytes, as sent.
+    pub bytes: &'static [u8],
+    /// Its strong ETag, distinct from every other representation's.
+    pub etag: &'static str,
+}
+
+/// What an [`EmbeddedFile`] points to: the blob its stored bytes are in and its description.
+/// Files stored as they are, without variants or times, share one per blob and media type (in
+/// a packed catalog: one per media type); the others have their own.
+#[derive(Debug, Clone, Copy)]
+pub struct Info {
+    /// The blob holding the stored bytes: the file's own, or the catalog's pack.
+    pub data: &'static [u8],
+    /// The media type.
+    pub mime: &'static str,
+    /// The `Content-Type` header value.
+    pub content_type: &'static str,
+    /// The uncompressed length when the stored bytes are gzip; `None`: the stored length.
+    pub len: Option<usize>,
+    /// Set when the stored bytes are the gzip representation.
+    pub gzip_etag: Option<&'static str>,
+    /// The precompressed wire variants.
+    pub variants: &'static [Encoded],
+    /// The modification time, seconds since the epoch, when recorded.
+    pub modified: Option<u64>,
+}
+
+/// Where a catalog reads its folder in dev mode: the folder and the build's rules, as
+/// `bindery_core::rules::Rules::to_text` wrote them (dev mode reads them back once).
+#[derive(Debug)]
+pub struct DevSource {
+    /// The folder, absolute (from `CARGO_MANIFEST_DIR`).
+    pub root: &'static str,
+    /// The build's rules: which files, and what they record.
+    pub rules: &'static str,
+}
