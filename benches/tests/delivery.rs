@@ -200,6 +200,10 @@ fn two_hundred_one_byte_ranges_of_a_gzip_file_stay_within_the_byte_budget() {
     );
     assert!(stats.heap_peak <= budget, "{stats:?}");
     assert!(
+        stats.decompressions_peak <= 2,
+        "at most `at_once`: {stats:?}"
+    );
+    assert!(
         stats.heap_bytes <= 200,
         "the answers held are a byte each: {stats:?}"
     );

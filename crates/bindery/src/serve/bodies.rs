@@ -194,10 +194,11 @@ impl Bodies {
         let file = identity.file;
         let len = file.len();
         let is_copy = self.mode == Mode::Copy;
-        let (bytes, lease) = match source {
-            Source::Shared(bytes) => (bytes, None),
-            Source::Own(bytes, lease) => (bytes, lease.map(Arc::new)),
-            Source::Inflated(inflated) => (inflated.bytes, inflated.lease),
+        // A prefix's turn is given back when this returns: its small parts are copied out by then.
+        let (bytes, lease, _turn) = match source {
+            Source::Shared(bytes) => (bytes, None, None),
+            Source::Own(bytes, lease) => (bytes, lease.map(Arc::new), None),
+            Source::Inflated(inflated) => (inflated.bytes, inflated.lease, inflated.turn),
         };
         let needed = identity.part.upto(len as u64) as usize;
         let is_complete = match (&identity.part, is_copy) {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use bytes::Bytes;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use super::budget::{Budget, Lease};
 use super::cache::DecompressedCache;
@@ -60,6 +60,12 @@ pub(crate) enum Failure {
 pub(crate) struct Inflated {
     pub(crate) bytes: Bytes,
     pub(crate) lease: Option<Arc<Lease>>,
+    /// For a prefix (a range's bytes), the decompression's turn, held until the bodies have
+    /// taken what they need of it (a small range is copied out, the prefix freed): so that at
+    /// most [`Decompression::at_once`](super::Decompression::at_once) prefixes are alive
+    /// beyond what bodies keep, however slowly the waiting requests are polled. A whole file
+    /// gives its turn back at once: its body keeps all of it anyway.
+    pub(crate) turn: Option<Arc<OwnedSemaphorePermit>>,
 }
 
 /// One decompression, shared by the requests that wait for it. They hold it; the work holds
@@ -211,9 +217,9 @@ impl Inflater {
         let result = match self.turn().await {
             Some(turn) => match budget.lease(upto) {
                 Some(lease) => self
-                    .decompress(file, upto, &flight, turn)
+                    .decompress(file, upto, &flight)
                     .await
-                    .map(|result| result.map(|bytes| (bytes, lease))),
+                    .map(|result| result.map(|bytes| (bytes, lease, turn))),
                 None => Some(Err(Failure::Busy)),
             },
             None => {
@@ -222,17 +228,22 @@ impl Inflater {
             }
         };
         let result = result.map(|result| {
-            result.map(|(bytes, mut lease)| {
+            result.map(|(bytes, mut lease, turn)| {
                 lease.shrink_to(bytes.len());
                 let mut lease = Some(Arc::new(lease));
+                let is_whole = bytes.len() == file.len();
                 if let Some((cache, index)) = &cache
-                    && bytes.len() == file.len()
+                    && is_whole
                     && cache.insert(*index, bytes.clone())
                 {
                     // The cache holds the bytes now, under its own budget.
                     lease = None;
                 }
-                Inflated { bytes, lease }
+                Inflated {
+                    bytes,
+                    lease,
+                    turn: (!is_whole).then(|| Arc::new(turn)),
+                }
             })
         });
         {
@@ -248,7 +259,7 @@ impl Inflater {
     }
 
     /// A turn at once, or after waiting in the queue; `None` when the queue is full.
-    async fn turn(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    async fn turn(&self) -> Option<OwnedSemaphorePermit> {
         if let Ok(turn) = Arc::clone(&self.turns).try_acquire_owned() {
             return Some(turn);
         }
@@ -266,13 +277,12 @@ impl Inflater {
         turn
     }
 
-    /// Decompresses with a turn held; `None` when abandoned.
+    /// Decompresses (the caller holds a turn); `None` when abandoned.
     async fn decompress(
         &self,
         file: &'static EmbeddedFile,
         upto: usize,
         flight: &Weak<Flight>,
-        turn: tokio::sync::OwnedSemaphorePermit,
     ) -> Option<Result<Bytes, Failure>> {
         let Some(compressed) = file.gzip() else {
             return Some(Err(Failure::Corrupt));
@@ -286,9 +296,7 @@ impl Inflater {
         self.peak_in_flight.fetch_max(running, Ordering::Relaxed);
         let wanted = flight.clone();
         let job = tokio::task::spawn_blocking(move || {
-            let decoded = file.decompress_upto(compressed, upto, &|| wanted.strong_count() > 0);
-            drop(turn);
-            decoded
+            file.decompress_upto(compressed, upto, &|| wanted.strong_count() > 0)
         })
         .await;
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
