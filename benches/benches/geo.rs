@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::net::{IpAddr, Ipv4Addr};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use geo_server::answer::Language;
+use geo_server::language::Language;
 use maxminddb::{Reader, geoip2};
 
 /// The first implementation's renderer (full record, every language), the tests' oracle.
@@ -22,11 +22,19 @@ fn random_addresses(count: usize) -> Vec<IpAddr> {
 }
 
 fn geo(criterion: &mut Criterion) {
-    let database = geodb::DATABASE;
     let origin = geodb::ORIGIN.replace('/', "_");
+    reader_creation(criterion, &origin);
+    let addresses = random_addresses(4096);
+    let reader = Reader::from_source(geodb::DATABASE).expect("database");
+    lookup(criterion, &origin, &reader, &addresses);
+    answer(criterion, &origin, &reader, &addresses);
+}
+
+/// A reader made over the embedded bytes, over a heap copy of them, over a mapped file.
+fn reader_creation(criterion: &mut Criterion, origin: &str) {
+    let database = geodb::DATABASE;
     let file = tempfile::NamedTempFile::new().expect("temp file");
     std::fs::write(file.path(), database).expect("write database");
-
     let mut group = criterion.benchmark_group(format!("geo-reader-creation/{origin}"));
     group.bench_function("embed", |bench| {
         bench.iter(|| {
@@ -47,9 +55,10 @@ fn geo(criterion: &mut Criterion) {
         })
     });
     group.finish();
+}
 
-    let addresses = random_addresses(4096);
-    let reader = Reader::from_source(database).expect("database");
+/// One city lookup and decode.
+fn lookup(criterion: &mut Criterion, origin: &str, reader: &Reader<&[u8]>, addresses: &[IpAddr]) {
     let mut group = criterion.benchmark_group(format!("geo-lookup/{origin}"));
     let mut index = 0;
     group.bench_function(BenchmarkId::new("city", "random-ipv4"), |bench| {
@@ -63,8 +72,12 @@ fn geo(criterion: &mut Criterion) {
         })
     });
     group.finish();
+}
 
-    // The stages of one `/geo/<ip>` answer, on the same addresses: the search tree alone; the tree
+/// The stages of one `/geo/<ip>` answer.
+fn answer(criterion: &mut Criterion, origin: &str, reader: &Reader<&[u8]>, addresses: &[IpAddr]) {
+    let database = geodb::DATABASE;
+    // On the same addresses: the search tree alone; the tree
     // and a full `geoip2::City` decode; the answer as first rendered (full decode, then the
     // JSON); the answer decoded as served (the fields and the one language shown, then the JSON);
     // the answer as served, its record's part from the answer cache once seen.
@@ -96,7 +109,7 @@ fn geo(criterion: &mut Criterion) {
             BenchmarkId::new("json-full-record (before)", code),
             |bench| {
                 bench.iter(|| {
-                    reference::render(&reader, next(), language).map_or(0, |json| json.len())
+                    reference::render(reader, next(), language).map_or(0, |json| json.len())
                 })
             },
         );

@@ -48,72 +48,18 @@ fn main() -> anyhow::Result<()> {
         _ => GeoDb::embedded_with_hash(geodb::DATABASE, geodb::ORIGIN, geodb::DATABASE_BLAKE3)?,
     };
     let state = AppState::new(db.with_answer_cache(budget_from_mib(args.answer_cache_mib)));
-    // The copy and go-bindata rows measure what copies cost: no byte budget stops them.
-    let unbounded = Decompression {
-        heap_budget: usize::MAX,
-        ..Decompression::default()
-    };
-    let mounted = |catalog: &'static bindery::Catalog, prefix: &str, settings: Decompression| {
-        ServeCatalog::builder(catalog)
+    let mut app = app(state).route(
+        "/bench/gobindata/large/noise.bin",
+        axum::routing::get(gobindata_large),
+    );
+    for (catalog, prefix, decompression) in mounts() {
+        let service = ServeCatalog::builder(catalog)
             .mounted_at(prefix)
-            .decompression(settings)
+            .decompression(decompression)
             .build()
-            .expect("nothing named")
-    };
-    let in_place = Decompression {
-        off_thread_above: None,
-        ..unbounded
-    };
-    let app = app(state)
-        .mount(mounted(
-            &bindery_benches::WEB_STATIC,
-            "/bench/static/web",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::WEB_GZIP,
-            "/bench/gzip/web",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::WEB_COPY,
-            "/bench/copy/web",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::WEB_PRECOMPRESSED,
-            "/bench/precompressed/web",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::TEXT_GZIP,
-            "/bench/gzip/text",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::TEXT_GZIP,
-            "/bench/gzip-inline/text",
-            in_place,
-        ))
-        .route(
-            "/bench/gobindata/large/noise.bin",
-            axum::routing::get(gobindata_large),
-        )
-        .mount(mounted(
-            &bindery_benches::LARGE_STATIC,
-            "/bench/static/large",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::LARGE_GZIP,
-            "/bench/gzip/large",
-            unbounded,
-        ))
-        .mount(mounted(
-            &bindery_benches::LARGE_COPY,
-            "/bench/copy/large",
-            unbounded,
-        ));
+            .expect("nothing named");
+        app = app.mount(service);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -129,6 +75,42 @@ fn main() -> anyhow::Result<()> {
         server::serve(listener, app, limits, server::shutdown_signal()).await?;
         anyhow::Ok(())
     })
+}
+
+/// Each catalog the benches read, where it is mounted and how it decompresses.
+fn mounts() -> [(&'static bindery::Catalog, &'static str, Decompression); 9] {
+    // The copy and go-bindata rows measure what copies cost: no byte budget stops them.
+    let unbounded = Decompression {
+        heap_budget: usize::MAX,
+        ..Decompression::default()
+    };
+    let in_place = Decompression {
+        off_thread_above: None,
+        ..unbounded
+    };
+    [
+        (&bindery_benches::WEB_STATIC, "/bench/static/web", unbounded),
+        (&bindery_benches::WEB_GZIP, "/bench/gzip/web", unbounded),
+        (&bindery_benches::WEB_COPY, "/bench/copy/web", unbounded),
+        (
+            &bindery_benches::WEB_PRECOMPRESSED,
+            "/bench/precompressed/web",
+            unbounded,
+        ),
+        (&bindery_benches::TEXT_GZIP, "/bench/gzip/text", unbounded),
+        (
+            &bindery_benches::TEXT_GZIP,
+            "/bench/gzip-inline/text",
+            in_place,
+        ),
+        (
+            &bindery_benches::LARGE_STATIC,
+            "/bench/static/large",
+            unbounded,
+        ),
+        (&bindery_benches::LARGE_GZIP, "/bench/gzip/large", unbounded),
+        (&bindery_benches::LARGE_COPY, "/bench/copy/large", unbounded),
+    ]
 }
 
 /// What go-bindata does for every request: decompress the stored gzip into a fresh buffer.

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::Body;
 use clap::Parser;
-use geo_server::answer::Language;
 use geo_server::db::GeoDb;
+use geo_server::language::Language;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use geo_server::answer::Language;
 use geo_server::db::{DbMode, GeoDb};
+use geo_server::language::Language;
 use geo_server::metrics::resident;
 
 /// This binary measures the heap each mode retains: it opts in to the counting allocator.

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::options::Rules;
 use crate::{Encoding, Mode};
+use bindery_core::rules::Rules;
 
 /// Everything known about a folder at build time, in catalog order.
 ///

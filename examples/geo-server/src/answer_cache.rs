@@ -8,7 +8,7 @@
 
 use bytes::Bytes;
 
-use crate::answer::Language;
+use crate::language::Language;
 
 /// The default budget in MiB, as `--answer-cache-mib` takes it.
 pub const DEFAULT_MIB: usize = 16;

@@ -24,8 +24,8 @@ use axum::response::Response;
 use http::header::{CACHE_CONTROL, ETAG, LAST_MODIFIED};
 use http::{HeaderMap, HeaderValue, StatusCode};
 
-use crate::answer::Language;
 use crate::db::Validators;
+use crate::language::Language;
 
 /// One day: a database is rebuilt weekly at the most often.
 pub const DEFAULT_GEO_MAX_AGE: u64 = 86_400;
@@ -89,7 +89,7 @@ impl GeoTag {
     /// ```
     /// use std::sync::Arc;
     /// use std::time::{Duration, UNIX_EPOCH};
-    /// use geo_server::answer::Language;
+    /// use geo_server::language::Language;
     /// use geo_server::caching::GeoTag;
     /// use geo_server::db::Validators;
     ///

@@ -11,8 +11,9 @@ use arc_swap::ArcSwap;
 use maxminddb::{MaxMindDbError, Mmap, Reader};
 
 use crate::alloc::heap_in_use;
-use crate::answer::{self, Language, Tails};
+use crate::answer::{self, Tails};
 use crate::answer_cache::{self, AnswerCache, AnswerCacheStats};
+use crate::language::Language;
 use crate::private_copy::{self, CopyError, FileIdentity, PrivateCopy};
 
 /// Where the reader's bytes live.
@@ -204,7 +205,7 @@ impl Snapshot<'_> {
 /// The database the server answers from.
 ///
 /// ```
-/// use geo_server::answer::Language;
+/// use geo_server::language::Language;
 /// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap();
 /// let json = db.lookup("81.2.69.160".parse().unwrap(), Language::English).unwrap().unwrap();
 /// assert!(String::from_utf8(json).unwrap().contains("\"London\""));
@@ -363,7 +364,7 @@ impl GeoDb {
     /// [`answer_cache::DEFAULT_BUDGET`] unless set.
     ///
     /// ```
-    /// use geo_server::answer::Language;
+    /// use geo_server::language::Language;
     /// let db = geo_server::db::GeoDb::embedded(geodb::SAMPLE, "sample").unwrap().with_answer_cache(0);
     /// let _ = db.lookup("81.2.69.160".parse().unwrap(), Language::English).unwrap();
     /// assert_eq!(db.answer_cache_stats().misses, 0, "off: nothing looked up in it");

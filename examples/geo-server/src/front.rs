@@ -31,11 +31,7 @@ use crate::caching;
 use crate::count::finish;
 use crate::error::AppError;
 use crate::metrics::{Metrics, route_label};
-use crate::routes::{self, AppState, GEO_IP, ROUTES};
-
-/// The body of every response: a whole body as `ServeCatalog` and `/geo/<ip>` make it (not
-/// boxed), or the router's.
-pub type AppBody = http_body_util::Either<bindery::serve::Body, axum::body::Body>;
+use crate::routes::{self, AppBody, AppState, GEO_IP, ROUTES};
 
 /// Which way a request goes, from its method and path.
 #[derive(Debug, PartialEq, Eq)]

@@ -16,6 +16,7 @@ pub mod db;
 pub mod delivery;
 pub mod error;
 pub mod front;
+pub mod language;
 pub mod metrics;
 pub mod private_copy;
 pub mod proxy;

@@ -133,29 +133,39 @@ fn run(args: Args) -> anyhow::Result<()> {
             Duration::from_secs(args.reload_poll),
         ));
         if let Some(admin_addr) = args.admin_addr {
-            let admin = server::bind(admin_addr)
-                .await
-                .map_err(|error| anyhow::anyhow!("cannot listen on {admin_addr}: {error}"))?;
-            tracing::info!(addr = %admin.local_addr()?, "admin listening");
-            let router = admin_router(state.clone());
-            // Its own small cap: a flood of the public port never locks out the scraper.
-            let slots = Slots::new(64);
-            tokio::spawn(async move {
-                let handler = move |request: hyper::Request<hyper::body::Incoming>, _peer| {
-                    let mut router = router.clone();
-                    async move {
-                        use tower_service::Service as _;
-                        router.call(request.map(axum::body::Body::new)).await
-                    }
-                };
-                if let Err(error) =
-                    server::serve_with(admin, handler, slots, limits, std::future::pending()).await
-                {
-                    tracing::error!(%error, "admin listener failed");
-                }
-            });
+            serve_admin(admin_addr, &state, limits).await?;
         }
         server::serve(listener, app(state), limits, server::shutdown_signal()).await?;
         Ok(())
     })
+}
+
+/// Starts the admin listener (`/metrics`, `/healthz`) on `addr`, with its own small cap: a
+/// flood of the public port never locks out the scraper.
+async fn serve_admin(
+    addr: std::net::SocketAddr,
+    state: &AppState,
+    limits: Limits,
+) -> anyhow::Result<()> {
+    let admin = server::bind(addr)
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot listen on {addr}: {error}"))?;
+    tracing::info!(addr = %admin.local_addr()?, "admin listening");
+    let router = admin_router(state.clone());
+    let slots = Slots::new(64);
+    tokio::spawn(async move {
+        let handler = move |request: hyper::Request<hyper::body::Incoming>, _peer| {
+            let mut router = router.clone();
+            async move {
+                use tower_service::Service as _;
+                router.call(request.map(axum::body::Body::new)).await
+            }
+        };
+        if let Err(error) =
+            server::serve_with(admin, handler, slots, limits, std::future::pending()).await
+        {
+            tracing::error!(%error, "admin listener failed");
+        }
+    });
+    Ok(())
 }

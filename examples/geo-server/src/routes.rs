@@ -15,15 +15,18 @@ use http::{HeaderMap, HeaderValue, StatusCode};
 use maxminddb::MaxMindDbError;
 
 use crate::address::{self, AddressError};
-use crate::answer::Language;
 use crate::caching::{self, GeoCaching, GeoTag, NO_CACHE, PRIVATE_NO_STORE};
 use crate::count::CountLayer;
 use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
-use crate::front::AppBody;
+use crate::language::Language;
 use crate::metrics::Metrics;
 use crate::proxy::TrustedProxies;
 use crate::slots::Slots;
+
+/// The body of every response: a whole body as `ServeCatalog` and `/geo/<ip>` make it (not
+/// boxed), or the router's.
+pub type AppBody = http_body_util::Either<bindery::serve::Body, axum::body::Body>;
 
 /// The single-page app: stored gzip-compressed, with brotli and zstd variants made at build time;
 /// each browser gets the smallest it accepts, as stored.

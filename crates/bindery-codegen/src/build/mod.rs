@@ -2,6 +2,7 @@
 //! hash, media type) and store it (blobs, variants, snapshot) from at most one read, then pack
 //! the small files, then check that no file changed while the build ran.
 
+mod facts;
 mod guard;
 mod pack;
 mod read;
@@ -13,11 +14,35 @@ use std::path::Path;
 
 use crate::cache::{Cache, Hashes};
 use crate::identity::Identity;
-use crate::options::Modified;
 use crate::scan::{self, Filter, Found};
 use crate::{Encoding, Entry, Error, Manifest, Mode, Options, Progress};
+use bindery_core::rules::Modified;
+use facts::Facts;
 use pack::Described;
-use store::{Facts, Plan, Storage};
+use store::{Plan, Storage};
+
+impl Options {
+    /// Scans the folder and builds the manifest: see [`Manifest`].
+    pub fn build(&self) -> Result<Manifest, Error> {
+        build(self, &mut |_| {})
+    }
+
+    /// Like [`build`](Self::build), reporting each file as it is done (for progress bars).
+    ///
+    /// ```
+    /// let mut seen = 0;
+    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures")
+    ///     .build_with_progress(&mut |progress| seen = progress.done)
+    ///     .unwrap();
+    /// assert_eq!(seen, manifest.entries.len());
+    /// ```
+    pub fn build_with_progress(
+        &self,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Manifest, Error> {
+        build(self, progress)
+    }
+}
 
 pub(crate) fn build(
     options: &Options,

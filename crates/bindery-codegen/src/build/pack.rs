@@ -4,8 +4,9 @@
 use std::io::Write as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::facts::Facts;
 use super::read::Contents;
-use super::store::{self, Facts};
+use super::store;
 use crate::cache::Cache;
 use crate::identity::Identity;
 use crate::pack::Pack;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use super::store::Facts;
+use super::facts::Facts;
 use crate::cache::{Cache, Kept};
 use crate::scan::Found;
 use crate::{Encoding, Error};

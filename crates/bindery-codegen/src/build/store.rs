@@ -2,9 +2,9 @@
 //! the macro, the private copy the compiler reads. Each output is taken from the cache when it
 //! holds it sealed, else made from the bytes of the file's one read.
 
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::path::PathBuf;
 
+use super::facts::Facts;
 use super::read::{Contents, SNAPSHOTS};
 use crate::cache::{Cache, Kept};
 use crate::compress::{self, Encoder};
@@ -40,28 +40,6 @@ impl Plan {
     /// Whether the bytes of a large file must be kept for something of this build.
     pub(crate) fn keeps_large(&self) -> bool {
         self.snapshots || self.mode == Mode::Gzip || !self.encodings.is_empty()
-    }
-}
-
-/// One file's content as a build knows it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Facts<'a> {
-    pub(crate) hash: &'a str,
-    pub(crate) len: u64,
-    /// The source's modification time: what blobs made from it take.
-    pub(crate) source_time: Option<SystemTime>,
-    /// The source file, and its precompressed siblings (`siblings = true`).
-    pub(crate) source: &'a Path,
-    pub(crate) siblings: &'a [(Encoding, PathBuf)],
-}
-
-impl Facts<'_> {
-    /// The sibling holding the file in `encoding`, if there is one.
-    fn sibling(&self, encoding: Encoding) -> Option<&Path> {
-        self.siblings
-            .iter()
-            .find(|(known, _)| *known == encoding)
-            .map(|(_, path)| path.as_path())
     }
 }
 

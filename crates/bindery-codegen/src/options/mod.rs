@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub use bindery_core::rules::{Modified, Rules};
 pub use table::{Given, SETTINGS, Setting, Takes, markdown, names, setting};
 
-use crate::{Encoding, Error, Integrity, Manifest, Mode, normalise_prefix};
+use crate::{Encoding, Error, Integrity, Mode, normalise_prefix};
 
 /// The path generated code names the runtime by unless told otherwise.
 pub const DEFAULT_CRATE_PATH: &str = "::bindery";
@@ -383,27 +383,6 @@ impl Options {
     pub fn precompress(mut self, encodings: impl IntoIterator<Item = Encoding>) -> Self {
         self.precompress = encodings.into_iter().collect();
         self
-    }
-
-    /// Scans the folder and builds the manifest: see [`Manifest`].
-    pub fn build(&self) -> Result<Manifest, Error> {
-        crate::build::build(self, &mut |_| {})
-    }
-
-    /// Like [`build`](Self::build), reporting each file as it is done (for progress bars).
-    ///
-    /// ```
-    /// let mut seen = 0;
-    /// let manifest = bindery_codegen::Options::new("../../assets/fixtures")
-    ///     .build_with_progress(&mut |progress| seen = progress.done)
-    ///     .unwrap();
-    /// assert_eq!(seen, manifest.entries.len());
-    /// ```
-    pub fn build_with_progress(
-        &self,
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<Manifest, Error> {
-        crate::build::build(self, progress)
     }
 
     /// The prefix in its normal form (`""` or ending in `/`), or why it is refused.

@@ -6,8 +6,8 @@
 use std::net::IpAddr;
 
 use bindery_test_support::Xorshift;
-use geo_server::answer::Language;
 use geo_server::db::GeoDb;
+use geo_server::language::Language;
 use maxminddb::Reader;
 
 use crate::reference;

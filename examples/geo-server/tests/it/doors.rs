@@ -48,17 +48,38 @@ where
     (parts.status, parts.headers, body)
 }
 
+/// A GET of `uri`, no headers.
+fn get(uri: &str) -> Case {
+    (Method::GET, uri.to_owned(), Vec::new())
+}
+
+/// A request of `method` with these headers.
+fn with(method: Method, uri: &str, headers: &[(&'static str, &str)]) -> Case {
+    let headers = headers
+        .iter()
+        .map(|(name, value)| (*name, (*value).to_owned()))
+        .collect();
+    (method, uri.to_owned(), headers)
+}
+
+/// Every case, the last a conditional on the answer's own validator (304 at both doors; the
+/// test fills in the tag).
 fn cases() -> Vec<Case> {
-    let get = |uri: &str| (Method::GET, uri.to_owned(), Vec::new());
-    let with = |method: Method, uri: &str, headers: &[(&'static str, &str)]| {
-        let headers = headers
-            .iter()
-            .map(|(name, value)| (*name, (*value).to_owned()))
-            .collect();
-        (method, uri.to_owned(), headers)
-    };
-    let mut cases = vec![
-        // The API's hot path: answers, misses, errors of every kind, escapes, languages.
+    let mut cases = api_cases();
+    cases.extend(router_cases());
+    cases.extend(static_cases());
+    // A conditional on the answer's own validator: 304 at both doors.
+    cases.push(with(
+        Method::GET,
+        "/geo/8.8.8.8",
+        &[("if-none-match", "\"placeholder\"")],
+    ));
+    cases
+}
+
+/// The API's hot path: answers, misses, errors of every kind, escapes, languages.
+fn api_cases() -> Vec<Case> {
+    vec![
         get("/geo/8.8.8.8"),
         get("/geo/81.2.69.160"),
         get("/geo/2001:4860:4860::8888"),
@@ -96,7 +117,12 @@ fn cases() -> Vec<Case> {
             "/geo/8.8.8.8",
             &[("if-none-match", "\"other\"")],
         ),
-        // The router's own routes.
+    ]
+}
+
+/// The router's own routes.
+fn router_cases() -> Vec<Case> {
+    vec![
         get("/geo/me"),
         get("/geo/me?lang=ja"),
         get("/geo/"),
@@ -104,7 +130,12 @@ fn cases() -> Vec<Case> {
         get("/healthz"),
         get("/openapi.json"),
         with(Method::POST, "/healthz", &[]),
-        // Static files: the SPA, its fallback, encodings, ranges, conditionals, bad paths.
+    ]
+}
+
+/// Static files: the SPA, its fallback, encodings, ranges, conditionals, bad paths.
+fn static_cases() -> Vec<Case> {
+    vec![
         get("/"),
         get("/index.html"),
         get("/app.js"),
@@ -124,14 +155,7 @@ fn cases() -> Vec<Case> {
         get("/missing.js"),
         get("/%2e%2e/Cargo.toml"),
         get("//etc/passwd"),
-    ];
-    // A conditional on the answer's own validator: 304 at both doors.
-    cases.push(with(
-        Method::GET,
-        "/geo/8.8.8.8",
-        &[("if-none-match", "\"placeholder\"")],
-    ));
-    cases
+    ]
 }
 
 #[tokio::test]
@@ -160,36 +184,78 @@ async fn the_front_door_answers_as_the_router_does() {
     }
     let mut statuses = std::collections::BTreeSet::new();
     for case in &cases {
-        let mut from_front = answer(front.clone(), request(case)).await;
-        let mut from_router = answer(routed.clone(), request(case)).await;
-        // The router writes `Content-Length` into some responses that hyper would get from the
-        // body's size anyway; where present it must be right, and HEAD must carry it.
-        for (_, headers, body) in [&mut from_front, &mut from_router] {
-            let length = headers.remove("content-length");
-            if case.0 == Method::HEAD {
-                assert!(length.is_some(), "{case:?}: HEAD without Content-Length");
-            } else if let Some(length) = length {
-                assert_eq!(
-                    length.to_str().ok(),
-                    Some(body.len().to_string().as_str()),
-                    "{case:?}"
-                );
-            }
-        }
-        assert_eq!(from_front.0, from_router.0, "{case:?}: status");
-        assert_eq!(from_front.1, from_router.1, "{case:?}: headers");
-        assert_eq!(
-            String::from_utf8_lossy(&from_front.2),
-            String::from_utf8_lossy(&from_router.2),
-            "{case:?}: body"
-        );
-        statuses.insert(from_front.0.as_u16());
+        let status = same_answer(case, front.clone(), routed.clone()).await;
+        statuses.insert(status.as_u16());
     }
     // The cases reach every kind of answer.
     for status in [200, 206, 304, 400, 404, 405] {
         assert!(statuses.contains(&status), "no {status} among the cases");
     }
-    // Both counted the same requests under the same labels.
+    same_counts(front, routed).await;
+}
+
+/// The answers of both doors to `case`, compared: the status they share.
+async fn same_answer<F, R, A, B>(case: &Case, front: F, routed: R) -> StatusCode
+where
+    F: tower::Service<
+            Request<Body>,
+            Response = http::Response<A>,
+            Error = std::convert::Infallible,
+        >,
+    R: tower::Service<
+            Request<Body>,
+            Response = http::Response<B>,
+            Error = std::convert::Infallible,
+        >,
+    A: axum::body::HttpBody,
+    A::Error: std::fmt::Debug,
+    B: axum::body::HttpBody,
+    B::Error: std::fmt::Debug,
+{
+    let mut from_front = answer(front, request(case)).await;
+    let mut from_router = answer(routed, request(case)).await;
+    // The router writes `Content-Length` into some responses that hyper would get from the
+    // body's size anyway; where present it must be right, and HEAD must carry it.
+    for (_, headers, body) in [&mut from_front, &mut from_router] {
+        let length = headers.remove("content-length");
+        if case.0 == Method::HEAD {
+            assert!(length.is_some(), "{case:?}: HEAD without Content-Length");
+        } else if let Some(length) = length {
+            assert_eq!(
+                length.to_str().ok(),
+                Some(body.len().to_string().as_str()),
+                "{case:?}"
+            );
+        }
+    }
+    assert_eq!(from_front.0, from_router.0, "{case:?}: status");
+    assert_eq!(from_front.1, from_router.1, "{case:?}: headers");
+    assert_eq!(
+        String::from_utf8_lossy(&from_front.2),
+        String::from_utf8_lossy(&from_router.2),
+        "{case:?}: body"
+    );
+    from_front.0
+}
+
+/// Both doors counted the same requests under the same labels.
+async fn same_counts<F, R, A, B>(front: F, routed: R)
+where
+    F: tower::Service<
+            Request<Body>,
+            Response = http::Response<A>,
+            Error = std::convert::Infallible,
+        >,
+    R: tower::Service<
+            Request<Body>,
+            Response = http::Response<B>,
+            Error = std::convert::Infallible,
+        >,
+    A: axum::body::HttpBody,
+    A::Error: std::fmt::Debug,
+    B: axum::body::HttpBody,
+    B::Error: std::fmt::Debug,
+{
     let counts = |text: &str| {
         text.lines()
             .filter(|line| line.starts_with("geo_http_requests_total{"))

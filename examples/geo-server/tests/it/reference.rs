@@ -6,7 +6,7 @@
 
 use std::net::IpAddr;
 
-use geo_server::answer::Language;
+use geo_server::language::Language;
 use maxminddb::{Reader, geoip2};
 use serde::Serialize;
 

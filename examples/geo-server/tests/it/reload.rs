@@ -1,7 +1,7 @@
 //! Swapping a mapped database: replaced by rename, verified, swapped; a corrupt one refused.
 
-use geo_server::answer::Language;
 use geo_server::db::GeoDb;
+use geo_server::language::Language;
 
 use crate::support::{sample_file, write_other_database};
 
