@@ -157,41 +157,17 @@ fn tree(args: &Args, count: usize, size: usize) -> anyhow::Result<String> {
     let files: Vec<String> = (0..count)
         .map(|index| format!("folder{:02}/file{index:05}.txt", index % FOLDERS))
         .collect();
-    // Text with some variety, the same in every crate.
-    let mut numbers = Xorshift::new(7);
-    let contents: Vec<String> = files
-        .iter()
-        .map(|path| {
-            let mut text = String::with_capacity(size + 64);
-            while text.len() < size {
-                let number = numbers.next().unwrap_or_default();
-                text.push_str(&format!("{path} {number:x}\n"));
-            }
-            text.truncate(size);
-            text
-        })
-        .collect();
+    let contents = contents(&files, size);
     let variants = variants(&files, &workspace);
     let mut projects = Vec::new();
     for variant in &variants {
-        let project = Project::new(&target);
-        for (path, text) in files.iter().zip(&contents) {
-            project.write(&format!("assets/{path}"), text);
-        }
-        project.write(
-            "Cargo.toml",
-            format!(
-                "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\n{}",
-                variant.name, variant.dependencies
-            ),
-        );
-        project.write("src/main.rs", &variant.main);
-        if let Some(build) = variant.build {
-            project.write("build.rs", build);
-        }
-        eprintln!("bench-build: first build of {}", variant.name);
-        build(&project, &args.profile)?;
-        projects.push(project);
+        projects.push(first_build(
+            &target,
+            variant,
+            &files,
+            &contents,
+            &args.profile,
+        )?);
     }
     // This machine's speed drifts over minutes: each rebuild is paired with a rebuild of the
     // hand-written table made right next to it, and a variant's ratio is the median of its
@@ -236,6 +212,51 @@ fn tree(args: &Args, count: usize, size: usize) -> anyhow::Result<String> {
         ));
     }
     Ok(table)
+}
+
+/// Text with some variety for each of `files`, `size` bytes each, the same in every crate.
+fn contents(files: &[String], size: usize) -> Vec<String> {
+    let mut numbers = Xorshift::new(7);
+    files
+        .iter()
+        .map(|path| {
+            let mut text = String::with_capacity(size + 64);
+            while text.len() < size {
+                let number = numbers.next().unwrap_or_default();
+                text.push_str(&format!("{path} {number:x}\n"));
+            }
+            text.truncate(size);
+            text
+        })
+        .collect()
+}
+
+/// A crate under `target` embedding `files` the way `variant` does, built once.
+fn first_build(
+    target: &Path,
+    variant: &Variant,
+    files: &[String],
+    contents: &[String],
+    profile: &str,
+) -> anyhow::Result<Project> {
+    let project = Project::new(target);
+    for (path, text) in files.iter().zip(contents) {
+        project.write(&format!("assets/{path}"), text);
+    }
+    project.write(
+        "Cargo.toml",
+        format!(
+            "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\n{}",
+            variant.name, variant.dependencies
+        ),
+    );
+    project.write("src/main.rs", &variant.main);
+    if let Some(build) = variant.build {
+        project.write("build.rs", build);
+    }
+    eprintln!("bench-build: first build of {}", variant.name);
+    build(&project, profile)?;
+    Ok(project)
 }
 
 /// The median of `values` (sorted in place).

@@ -8,8 +8,8 @@
 //! ci`): the debug server and 2 s of load.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::io::Read;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail, ensure};
 
 use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk, spawn_server, wrk};
+use bindery_test_support::{RawResponse, free_port, samples, try_raw_request};
 
 /// Flags of `cargo xtask scale`.
 #[derive(Debug, clap::Args)]
@@ -49,64 +50,15 @@ const ASSETS: [(&str, &str); 5] = [
     ("/favicon.svg", "favicon.svg"),
 ];
 
-/// A response as a client saw it.
-struct Reply {
-    status: u16,
-    headers: BTreeMap<String, String>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).map_or("", String::as_str)
-    }
-}
-
-/// One HTTP/1.0 GET from `source` (a 127.0.0.x address), read to the end.
+/// One GET from `source` (a 127.0.0.x address: another client to nginx), read to the end.
 fn get(
     proxy: SocketAddr,
     source: Ipv4Addr,
     path: &str,
     headers: &[(&str, &str)],
-) -> anyhow::Result<Reply> {
-    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
-    socket.bind(&SocketAddr::new(IpAddr::V4(source), 0).into())?;
-    socket.connect_timeout(&proxy.into(), Duration::from_secs(5))?;
-    let mut stream: TcpStream = socket.into();
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut request = format!("GET {path} HTTP/1.0\r\nHost: bindery.test\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    stream.write_all(request.as_bytes())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let split = raw
-        .windows(4)
-        .position(|window| window == b"\r\n\r\n")
-        .context("no end of headers")?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|code| code.parse().ok())
-        .context("no status line")?;
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    Ok(Reply {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    })
-}
-
-/// A free loopback port (bound, then released for nginx).
-fn free_port() -> anyhow::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+) -> anyhow::Result<RawResponse> {
+    try_raw_request(proxy, Some(IpAddr::V4(source)), "GET", path, headers)
+        .with_context(|| format!("GET {path} from {source}"))
 }
 
 /// A replica on a free port; its address from the "listening" log line.
@@ -151,24 +103,21 @@ fn nginx_config(dir: &Path, port: u16, replicas: &[SocketAddr]) -> String {
 }
 
 /// `geo_http_requests_total` of a replica, by (route, status).
-fn origin_counts(replica: SocketAddr) -> anyhow::Result<BTreeMap<(String, String), u64>> {
+type OriginCounts = BTreeMap<(String, String), u64>;
+
+/// A replica's [`OriginCounts`], from its `/metrics`.
+fn origin_counts(replica: SocketAddr) -> anyhow::Result<OriginCounts> {
     let reply = get(replica, Ipv4Addr::LOCALHOST, "/metrics", &[])?;
-    let text = String::from_utf8_lossy(&reply.body).into_owned();
-    Ok(text
-        .lines()
-        .filter_map(|line| line.strip_prefix("geo_http_requests_total{route=\""))
-        .filter_map(|rest| {
-            let (route, rest) = rest.split_once("\",status=\"")?;
-            let (status, count) = rest.split_once("\"} ")?;
-            Some((
-                (route.to_owned(), status.to_owned()),
-                count.trim().parse().ok()?,
-            ))
+    Ok(samples(&reply.text(), "geo_http_requests_total")
+        .into_iter()
+        .filter_map(|(labels, count)| {
+            let key = (labels.get("route")?.clone(), labels.get("status")?.clone());
+            Some((key, count as u64))
         })
         .collect())
 }
 
-fn count_of(counts: &[BTreeMap<(String, String), u64>], route: &str, statuses: &[&str]) -> u64 {
+fn count_of(counts: &[OriginCounts], route: &str, statuses: &[&str]) -> u64 {
     counts
         .iter()
         .flat_map(|counts| counts.iter())
@@ -204,7 +153,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let (second, second_address) = start_replica(&binary)?;
         children.push(second);
         let replicas = [first_address, second_address];
-        let port = free_port()?;
+        let port = free_port();
         let config = dir.path().join("nginx.conf");
         std::fs::write(&config, nginx_config(dir.path(), port, &replicas))?;
         let nginx = Command::new("/usr/sbin/nginx")
@@ -246,9 +195,9 @@ struct Tally {
 }
 
 impl Tally {
-    fn record(&mut self, reply: &Reply) {
+    fn record(&mut self, reply: &RawResponse) {
         self.requests += 1;
-        if reply.header("x-cache-status") == "HIT" {
+        if reply.header("x-cache-status").unwrap_or_default() == "HIT" {
             self.hits += 1;
         }
     }
@@ -258,96 +207,17 @@ fn client(index: u8) -> Ipv4Addr {
     Ipv4Addr::new(127, 0, 0, 10 + index)
 }
 
+/// The scenario through the proxy at `proxy` before `replicas`: the SPA, `/geo/<ip>`, `/geo/me`,
+/// what reached the origins, a revalidation, then throughput; writes the table.
 fn scenario(proxy: SocketAddr, replicas: &[SocketAddr], quick: bool) -> anyhow::Result<()> {
-    let spa = Path::new("assets/spa");
     let mut tally = Tally::default();
-
-    // The SPA, by gzip and identity clients alternately, through the cache.
-    for round in 0..4u8 {
-        for (path, file) in ASSETS {
-            let on_disk = std::fs::read(spa.join(file))?;
-            let takes_gzip = round % 2 == 0;
-            let headers: &[(&str, &str)] = if takes_gzip {
-                &[("Accept-Encoding", "gzip")]
-            } else {
-                &[]
-            };
-            let reply = get(proxy, client(round), path, headers)?;
-            tally.record(&reply);
-            ensure!(reply.status == 200, "{path}: status {}", reply.status);
-            let encoding = reply.header("content-encoding");
-            if takes_gzip && encoding == "gzip" {
-                ensure!(gunzip(&reply.body)? == on_disk, "{path}: gzip body differs");
-            } else {
-                ensure!(
-                    encoding.is_empty(),
-                    "{path}: a client without gzip got {encoding}"
-                );
-                ensure!(reply.body == on_disk, "{path}: identity body differs");
-            }
-        }
-        // A deep link of the app, as a browser navigates to it.
-        let reply = get(
-            proxy,
-            client(round),
-            "/lookup/8.8.8.8",
-            &[("Accept", "text/html")],
-        )?;
-        tally.record(&reply);
-        ensure!(
-            reply.body == std::fs::read(spa.join("index.html"))?,
-            "deep link body"
-        );
-    }
-
-    // /geo/<ip>: every address from five clients.
+    spa_through_the_cache(proxy, &mut tally)?;
     let geo_requests = (ADDRESSES.len() * 5) as u64;
     let hits_before_geo = tally.hits;
-    for round in 0..5u8 {
-        for address in ADDRESSES {
-            let reply = get(proxy, client(round), &format!("/geo/{address}"), &[])?;
-            tally.record(&reply);
-            ensure!(
-                matches!(reply.status, 200 | 404),
-                "/geo/{address}: {}",
-                reply.status
-            );
-            if reply.status == 200 {
-                let json: serde_json::Value = serde_json::from_slice(&reply.body)?;
-                ensure!(
-                    json["ip"] == address,
-                    "/geo/{address} answered {}",
-                    json["ip"]
-                );
-            }
-        }
-    }
-
-    // /geo/me from distinct addresses: each sees its own, never another's, never a cached one.
-    for repeat in 0..3 {
-        for index in 0..5u8 {
-            let source = client(index);
-            let reply = get(proxy, source, "/geo/me", &[])?;
-            tally.record(&reply);
-            let json: serde_json::Value = serde_json::from_slice(&reply.body)
-                .with_context(|| format!("/geo/me from {source}: not JSON"))?;
-            ensure!(
-                json["ip"] == source.to_string(),
-                "/geo/me from {source} (round {repeat}) answered {}",
-                json["ip"]
-            );
-            ensure!(
-                reply.header("x-cache-status") != "HIT",
-                "/geo/me was cached"
-            );
-        }
-    }
-
+    every_address(proxy, &mut tally)?;
+    each_sees_its_own(proxy, &mut tally)?;
     let geo_hits = tally.hits - hits_before_geo;
-    let counts: Vec<_> = replicas
-        .iter()
-        .map(|replica| origin_counts(*replica))
-        .collect::<Result<_, _>>()?;
+    let counts = all_counts(replicas)?;
     let geo_origin = count_of(&counts, "/geo/:ip", &["200", "404"]);
     ensure!(
         geo_origin <= ADDRESSES.len() as u64,
@@ -359,36 +229,7 @@ fn scenario(proxy: SocketAddr, replicas: &[SocketAddr], quick: bool) -> anyhow::
         me_origin == 15,
         "every /geo/me reached an origin ({me_origin} of 15)"
     );
-
-    // After expiry the proxy revalidates, and the origin answers 304.
-    // nginx counts freshness in whole seconds of its cached clock: wait well past the max-age.
-    std::thread::sleep(Duration::from_secs(MAX_AGE * 3));
-    let revalidated = get(proxy, client(0), "/geo/8.8.8.8", &[])?;
-    tally.record(&revalidated);
-    ensure!(
-        revalidated.status == 200,
-        "revalidated answer: {}",
-        revalidated.status
-    );
-    ensure!(
-        revalidated.header("x-cache-status") == "REVALIDATED",
-        "expected a revalidation, the proxy said {}: {:?}",
-        revalidated.header("x-cache-status"),
-        revalidated.headers
-    );
-    let after: Vec<_> = replicas
-        .iter()
-        .map(|replica| origin_counts(*replica))
-        .collect::<Result<_, _>>()?;
-    ensure!(
-        count_of(&after, "/geo/:ip", &["304"]) == count_of(&counts, "/geo/:ip", &["304"]) + 1,
-        "the revalidation was not a 304 from the origin"
-    );
-    ensure!(
-        count_of(&after, "/geo/:ip", &["200", "404"]) == geo_origin,
-        "the revalidation fetched the answer again"
-    );
-
+    let after = revalidation(proxy, replicas, &counts, &mut tally)?;
     // Throughput: a cached answer through the proxy against one replica directly.
     let seconds = if quick { 2 } else { 10 };
     let through_proxy = requests_per_second(proxy, seconds)?;
@@ -421,6 +262,142 @@ fn scenario(proxy: SocketAddr, replicas: &[SocketAddr], quick: bool) -> anyhow::
     std::fs::create_dir_all("target/bench")?;
     std::fs::write("target/bench/scale.md", &table)?;
     Ok(())
+}
+
+/// The origins' request counts, replica by replica.
+fn all_counts(replicas: &[SocketAddr]) -> anyhow::Result<Vec<OriginCounts>> {
+    replicas
+        .iter()
+        .map(|replica| origin_counts(*replica))
+        .collect()
+}
+
+/// The SPA, by gzip and identity clients alternately, through the cache, and a deep link.
+fn spa_through_the_cache(proxy: SocketAddr, tally: &mut Tally) -> anyhow::Result<()> {
+    let spa = Path::new("assets/spa");
+    for round in 0..4u8 {
+        for (path, file) in ASSETS {
+            let on_disk = std::fs::read(spa.join(file))?;
+            let takes_gzip = round % 2 == 0;
+            let headers: &[(&str, &str)] = if takes_gzip {
+                &[("Accept-Encoding", "gzip")]
+            } else {
+                &[]
+            };
+            let reply = get(proxy, client(round), path, headers)?;
+            tally.record(&reply);
+            ensure!(reply.status == 200, "{path}: status {}", reply.status);
+            let encoding = reply.header("content-encoding").unwrap_or_default();
+            if takes_gzip && encoding == "gzip" {
+                ensure!(gunzip(&reply.body)? == on_disk, "{path}: gzip body differs");
+            } else {
+                ensure!(
+                    encoding.is_empty(),
+                    "{path}: a client without gzip got {encoding}"
+                );
+                ensure!(reply.body == on_disk, "{path}: identity body differs");
+            }
+        }
+        // A deep link of the app, as a browser navigates to it.
+        let reply = get(
+            proxy,
+            client(round),
+            "/lookup/8.8.8.8",
+            &[("Accept", "text/html")],
+        )?;
+        tally.record(&reply);
+        ensure!(
+            reply.body == std::fs::read(spa.join("index.html"))?,
+            "deep link body"
+        );
+    }
+
+    Ok(())
+}
+
+/// `/geo/<ip>`: every address from five clients.
+fn every_address(proxy: SocketAddr, tally: &mut Tally) -> anyhow::Result<()> {
+    for round in 0..5u8 {
+        for address in ADDRESSES {
+            let reply = get(proxy, client(round), &format!("/geo/{address}"), &[])?;
+            tally.record(&reply);
+            ensure!(
+                matches!(reply.status, 200 | 404),
+                "/geo/{address}: {}",
+                reply.status
+            );
+            if reply.status == 200 {
+                let json: serde_json::Value = serde_json::from_slice(&reply.body)?;
+                ensure!(
+                    json["ip"] == address,
+                    "/geo/{address} answered {}",
+                    json["ip"]
+                );
+            }
+        }
+    }
+
+    Ok(())
+}
+
+/// `/geo/me` from distinct addresses: each sees its own, never another's, never a cached one.
+fn each_sees_its_own(proxy: SocketAddr, tally: &mut Tally) -> anyhow::Result<()> {
+    for repeat in 0..3 {
+        for index in 0..5u8 {
+            let source = client(index);
+            let reply = get(proxy, source, "/geo/me", &[])?;
+            tally.record(&reply);
+            let json: serde_json::Value = serde_json::from_slice(&reply.body)
+                .with_context(|| format!("/geo/me from {source}: not JSON"))?;
+            ensure!(
+                json["ip"] == source.to_string(),
+                "/geo/me from {source} (round {repeat}) answered {}",
+                json["ip"]
+            );
+            ensure!(
+                reply.header("x-cache-status").unwrap_or_default() != "HIT",
+                "/geo/me was cached"
+            );
+        }
+    }
+
+    Ok(())
+}
+
+/// After expiry the proxy revalidates, and the origin answers 304; the counts after it.
+fn revalidation(
+    proxy: SocketAddr,
+    replicas: &[SocketAddr],
+    counts: &[OriginCounts],
+    tally: &mut Tally,
+) -> anyhow::Result<Vec<OriginCounts>> {
+    // nginx counts freshness in whole seconds of its cached clock: wait well past the max-age.
+    std::thread::sleep(Duration::from_secs(MAX_AGE * 3));
+    let revalidated = get(proxy, client(0), "/geo/8.8.8.8", &[])?;
+    tally.record(&revalidated);
+    ensure!(
+        revalidated.status == 200,
+        "revalidated answer: {}",
+        revalidated.status
+    );
+    ensure!(
+        revalidated.header("x-cache-status").unwrap_or_default() == "REVALIDATED",
+        "expected a revalidation, the proxy said {}: {:?}",
+        revalidated.header("x-cache-status").unwrap_or_default(),
+        revalidated.headers
+    );
+    let after = all_counts(replicas)?;
+    ensure!(
+        count_of(&after, "/geo/:ip", &["304"]) == count_of(counts, "/geo/:ip", &["304"]) + 1,
+        "the revalidation was not a 304 from the origin"
+    );
+    ensure!(
+        count_of(&after, "/geo/:ip", &["200", "404"])
+            == count_of(counts, "/geo/:ip", &["200", "404"]),
+        "the revalidation fetched the answer again"
+    );
+
+    Ok(after)
 }
 
 /// req/s of `GET /geo/8.8.8.8` at `target` for `seconds`.

@@ -116,24 +116,54 @@ impl RawResponse {
 /// assert_eq!(bindery_test_support::metric(text, "down", &[]), None);
 /// ```
 pub fn metric(exposition: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
-    let lines = exposition.lines().map(|line| Ok(line.to_owned()));
-    let scrape = prometheus_parse::Scrape::parse(lines).ok()?;
-    scrape
-        .samples
-        .iter()
-        .filter(|sample| sample.metric == name)
-        .filter(|sample| {
-            sample.labels.len() == labels.len()
+    samples(exposition, name)
+        .into_iter()
+        .find(|(found, _)| {
+            found.len() == labels.len()
                 && labels
                     .iter()
-                    .all(|(label, value)| sample.labels.get(label) == Some(*value))
+                    .all(|(label, value)| found.get(*label).map(String::as_str) == Some(*value))
         })
-        .find_map(|sample| match sample.value {
-            prometheus_parse::Value::Counter(value)
-            | prometheus_parse::Value::Gauge(value)
-            | prometheus_parse::Value::Untyped(value) => Some(value),
-            _ => None,
+        .map(|(_, value)| value)
+}
+
+/// Every sample of `name` in a Prometheus text exposition: its labels and its value (counters,
+/// gauges and untyped samples; parsed by `prometheus-parse`). Empty when the text does not parse.
+///
+/// ```
+/// let text = "# TYPE hits counter\nhits{route=\"/a\"} 3\nhits{route=\"/b\"} 4\n";
+/// let all = bindery_test_support::samples(text, "hits");
+/// assert_eq!(all.len(), 2);
+/// assert_eq!(all[1].0["route"], "/b");
+/// assert_eq!(all[1].1, 4.0);
+/// ```
+pub fn samples(
+    exposition: &str,
+    name: &str,
+) -> Vec<(std::collections::BTreeMap<String, String>, f64)> {
+    let lines = exposition.lines().map(|line| Ok(line.to_owned()));
+    let Ok(scrape) = prometheus_parse::Scrape::parse(lines) else {
+        return Vec::new();
+    };
+    scrape
+        .samples
+        .into_iter()
+        .filter(|sample| sample.metric == name)
+        .filter_map(|sample| {
+            let value = match sample.value {
+                prometheus_parse::Value::Counter(value)
+                | prometheus_parse::Value::Gauge(value)
+                | prometheus_parse::Value::Untyped(value) => value,
+                _ => return None,
+            };
+            let labels = sample
+                .labels
+                .iter()
+                .map(|(label, value)| (label.clone(), value.clone()))
+                .collect();
+            Some((labels, value))
         })
+        .collect()
 }
 
 /// A TCP connection to `address` from `local` (another loopback address, `127.0.0.2`, is

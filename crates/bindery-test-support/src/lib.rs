@@ -10,7 +10,8 @@ mod project;
 pub mod raw_h2;
 
 pub use http::{
-    RawResponse, connect_from, free_port, metric, raw_request, try_connect_from, try_raw_request,
+    RawResponse, connect_from, free_port, metric, raw_request, samples, try_connect_from,
+    try_raw_request,
 };
 pub use project::{Project, crate_path, workspace};
 

@@ -222,9 +222,7 @@ mod nginx {
         let dir = std::fs::canonicalize(std::env::current_dir()?)?.join(dir());
         let root = root()?;
         let root = std::fs::canonicalize(root)?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
+        let port = bindery_test_support::free_port();
         let conf = dir.join("nginx.conf");
         std::fs::write(&conf, config(&dir, &root, port))?;
         let child = Command::new("taskset")

@@ -145,15 +145,7 @@ fn soak(
         heap_kib: [settled[0].1, settled[1].1],
     };
     for text in &samples {
-        let sample = crate::bench_http::parse_wrk(text)?;
-        report.requests += sample.requests;
-        report.socket_errors += sample.errors;
-        report.p99_ms = report.p99_ms.max(sample.p99_ms);
-        report.server_errors += text
-            .lines()
-            .find_map(|line| line.strip_prefix("server_errors="))
-            .and_then(|value| value.trim().parse::<u64>().ok())
-            .context("the script reports server_errors")?;
+        report.add_load(text)?;
     }
     // The server must still answer, from the last database.
     let health = bindery_test_support::try_raw_request(

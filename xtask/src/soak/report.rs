@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::atomic::Ordering;
 
-use anyhow::ensure;
+use anyhow::{Context, ensure};
 
 use super::clients::{Tallies, Tally};
 use super::{HEADER_TIMEOUT, IDLE_TIMEOUT};
@@ -47,6 +47,20 @@ fn load(tally: &Tally) -> (u64, u64, u64, f64) {
 }
 
 impl Report {
+    /// Adds one wrk run's figures (its output with the soak script's `server_errors=` line).
+    pub fn add_load(&mut self, text: &str) -> anyhow::Result<()> {
+        let sample = crate::bench_http::parse_wrk(text)?;
+        self.requests += sample.requests;
+        self.socket_errors += sample.errors;
+        self.p99_ms = self.p99_ms.max(sample.p99_ms);
+        self.server_errors += text
+            .lines()
+            .find_map(|line| line.strip_prefix("server_errors="))
+            .and_then(|value| value.trim().parse::<u64>().ok())
+            .context("the script reports server_errors")?;
+        Ok(())
+    }
+
     fn growth(&self) -> f64 {
         (self.end_kib - self.baseline_kib) / self.baseline_kib * 100.0
     }

@@ -645,6 +645,56 @@ fn a_module_for_a_crate_that_reexports_bindery_names_it_by_crate_path() {
     );
 }
 
+/// The program of [`the_generator_and_the_macro_agree_on_every_pipeline_option`]: the generated
+/// module and the macro with the same options, compared file by file.
+const AGREE_MAIN: &str = r#"mod generated;
+
+static BY_MACRO: bindery::Catalog = bindery::embed!(
+    "$SITE_DIR",
+    mode = "gzip",
+    prefix = "static",
+    fingerprint = true,
+    integrity = "sha512",
+    modified = "source-date-epoch",
+    max_file_size = "1 MiB",
+    max_total_size = 10_485_760,
+    gitignore = true,
+    siblings = true
+);
+
+fn main() {
+    let (left, right) = (&generated::GENERATED, &BY_MACRO);
+    assert_eq!(left.len(), right.len());
+    assert!(left.has_fingerprints() && right.has_fingerprints());
+    for (a, b) in left.iter().zip(right.iter()) {
+        let path = a.path();
+        assert_eq!(path, b.path());
+        assert_eq!(a.etag(), b.etag(), "{path}");
+        assert_eq!(a.gzip_etag(), b.gzip_etag(), "{path}");
+        assert_eq!(a.sha256(), b.sha256(), "{path}");
+        assert!(a.integrity().starts_with("sha512-"), "{path}");
+        assert_eq!(a.integrity(), b.integrity(), "{path}");
+        assert_eq!(a.modified(), b.modified(), "{path}");
+        assert_eq!(
+            a.modified(),
+            Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000))
+        );
+        assert_eq!(a.gzip(), b.gzip(), "{path}");
+        assert_eq!(a.raw(), b.raw(), "{path}");
+        assert_eq!(left.get(path), right.get(path), "{path}");
+        let url = left.url(path).unwrap();
+        assert_ne!(url, path);
+        assert_eq!(url, right.url(path).unwrap(), "{path}");
+        assert_eq!(left.file_by_url(url).unwrap().path(), path);
+        assert_eq!(right.file_by_url(url).unwrap().path(), path);
+    }
+    assert!(left.file("static/app.js.gz").is_none(), "a sibling is no file");
+    let gzip = left.file("static/app.js").unwrap().gzip().unwrap();
+    assert_eq!(gzip, &std::fs::read("site/app.js.gz").unwrap()[..], "the sibling is the stored form");
+    println!("{} files agree", left.len());
+}
+"#;
+
 /// The generator and the macro agree file for file on a catalog that uses every option of the
 /// front-end pipeline: a folder named by a variable, fingerprints, another integrity algorithm,
 /// the source date, size guards and a prefix, in gzip mode.
@@ -696,56 +746,7 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
         module.contains("regenerate = \"bindery embed '$SITE_DIR' --mode gzip"),
         "the command keeps the variable: {module}"
     );
-    project.write(
-        "src/main.rs",
-        r#"mod generated;
-
-static BY_MACRO: bindery::Catalog = bindery::embed!(
-    "$SITE_DIR",
-    mode = "gzip",
-    prefix = "static",
-    fingerprint = true,
-    integrity = "sha512",
-    modified = "source-date-epoch",
-    max_file_size = "1 MiB",
-    max_total_size = 10_485_760,
-    gitignore = true,
-    siblings = true
-);
-
-fn main() {
-    let (left, right) = (&generated::GENERATED, &BY_MACRO);
-    assert_eq!(left.len(), right.len());
-    assert!(left.has_fingerprints() && right.has_fingerprints());
-    for (a, b) in left.iter().zip(right.iter()) {
-        let path = a.path();
-        assert_eq!(path, b.path());
-        assert_eq!(a.etag(), b.etag(), "{path}");
-        assert_eq!(a.gzip_etag(), b.gzip_etag(), "{path}");
-        assert_eq!(a.sha256(), b.sha256(), "{path}");
-        assert!(a.integrity().starts_with("sha512-"), "{path}");
-        assert_eq!(a.integrity(), b.integrity(), "{path}");
-        assert_eq!(a.modified(), b.modified(), "{path}");
-        assert_eq!(
-            a.modified(),
-            Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000))
-        );
-        assert_eq!(a.gzip(), b.gzip(), "{path}");
-        assert_eq!(a.raw(), b.raw(), "{path}");
-        assert_eq!(left.get(path), right.get(path), "{path}");
-        let url = left.url(path).unwrap();
-        assert_ne!(url, path);
-        assert_eq!(url, right.url(path).unwrap(), "{path}");
-        assert_eq!(left.file_by_url(url).unwrap().path(), path);
-        assert_eq!(right.file_by_url(url).unwrap().path(), path);
-    }
-    assert!(left.file("static/app.js.gz").is_none(), "a sibling is no file");
-    let gzip = left.file("static/app.js").unwrap().gzip().unwrap();
-    assert_eq!(gzip, &std::fs::read("site/app.js.gz").unwrap()[..], "the sibling is the stored form");
-    println!("{} files agree", left.len());
-}
-"#,
-    );
+    project.write("src/main.rs", AGREE_MAIN);
     let run = project
         .cargo(&["run", "--quiet"])
         .envs(envs)

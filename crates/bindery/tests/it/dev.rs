@@ -167,8 +167,20 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
     let restored = tempfile::tempdir().expect("tempdir");
     let server = Server::start(&binary, restored.path());
     let address = server.address;
+    let old_tag = served_as_built(address);
+    added_after_the_build(&project, address);
+    edited(&project, address, &old_tag);
+    range_and_head(address);
+    folders_and_deep_links(&project, address);
+    deleted(&project, address);
+    the_rules_and_the_jail(address);
+    dir_and_restore(address, restored.path());
+    drop(server);
+    get_follows_the_rules(&binary);
+}
 
-    // Served as built: identity bytes with ETag, no-cache, no variants.
+/// Served as built: identity bytes with ETag, no-cache, no variants.
+fn served_as_built(address: SocketAddr) -> String {
     let app = get(address, "/static/app.js");
     assert_eq!(app.status, 200);
     assert_eq!(app.text(), "console.log('v1');\n");
@@ -191,8 +203,11 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         &[("if-none-match", &old_tag)],
     );
     assert_eq!(revalidated.status, 304);
+    old_tag
+}
 
-    // Added after the build: served and listed.
+/// Added after the build: served and listed.
+fn added_after_the_build(project: &Project, address: SocketAddr) {
     project.write("assets/site/added.css", "body { color: red }\n");
     let added = get(address, "/static/added.css");
     assert_eq!(
@@ -208,14 +223,16 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
             .text()
             .contains("static/added.css 20 ")
     );
+}
 
-    // Edited: new bytes and a new ETag; the old tag no longer gives 304.
+/// Edited: new bytes and a new ETag; the old tag no longer gives 304.
+fn edited(project: &Project, address: SocketAddr, old_tag: &str) {
     project.write("assets/site/app.js", "console.log('version two');\n");
     let edited = raw_request(
         address,
         "GET",
         "/static/app.js",
-        &[("if-none-match", &old_tag)],
+        &[("if-none-match", old_tag)],
     );
     assert_eq!(edited.status, 200);
     assert_eq!(edited.text(), "console.log('version two');\n");
@@ -236,8 +253,10 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         .status,
         304
     );
+}
 
-    // Range and HEAD, like release.
+/// Range and HEAD, like release.
+fn range_and_head(address: SocketAddr) {
     let range = raw_request(
         address,
         "GET",
@@ -251,8 +270,10 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
     assert_eq!(head.status, 200);
     assert_eq!(head.header("content-length"), Some("20"));
     assert!(head.body.is_empty());
+}
 
-    // Folders redirect, deep links of browser navigations fall back to the app.
+/// Folders redirect, deep links of browser navigations fall back to the app.
+fn folders_and_deep_links(project: &Project, address: SocketAddr) {
     let folder = get(address, "/static/sub");
     assert_eq!(folder.status, 404, "no index.html in sub/");
     project.write("assets/site/sub/index.html", "<p>sub</p>");
@@ -270,13 +291,17 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         (deep.status, deep.text().as_str()),
         (200, "<!doctype html><p>app</p>\n")
     );
+}
 
-    // Deleted: 404, and gone from the listing.
+/// Deleted: 404, and gone from the listing.
+fn deleted(project: &Project, address: SocketAddr) {
     project.remove("assets/site/added.css");
     assert_eq!(get(address, "/static/added.css").status, 404);
     assert!(!get(address, "/api/list").text().contains("added.css"));
+}
 
-    // The build's rules and the jail: excluded, hidden, a link out, escapes.
+/// The build's rules and the jail: excluded, hidden, a link out, escapes.
+fn the_rules_and_the_jail(address: SocketAddr) {
     for target in [
         "/static/app.js.map",
         "/static/.env",
@@ -321,8 +346,10 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         listed.contains("static/inside.txt 20 "),
         "a link inside the folder is a file"
     );
+}
 
-    // `dir` and `restore` see the folder as it is now.
+/// `dir` and `restore` see the folder as it is now.
+fn dir_and_restore(address: SocketAddr, restored: &Path) {
     assert_eq!(
         get(address, "/api/dir/top").text(),
         "static/app.js\nstatic/index.html\nstatic/inside.txt\nstatic/sub/\n"
@@ -332,7 +359,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         "static/sub/index.html\nstatic/sub/page.txt\n"
     );
     assert_eq!(get(address, "/api/restore").text(), "ok");
-    let read = |path: &str| std::fs::read_to_string(restored.path().join(path)).ok();
+    let read = |path: &str| std::fs::read_to_string(restored.join(path)).ok();
     assert_eq!(
         read("static/app.js").as_deref(),
         Some("console.log('version two');\n")
@@ -340,9 +367,10 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
     assert_eq!(read("static/sub/index.html").as_deref(), Some("<p>sub</p>"));
     assert_eq!(read("static/app.js.map"), None);
     assert_eq!(read("static/escape.txt"), None);
-    drop(server);
+}
 
-    // `get` follows the same rules, and never reads outside the folder.
+/// `get` follows the same rules, and never reads outside the folder.
+fn get_follows_the_rules(binary: &Path) {
     let paths = [
         "static/app.js",
         "/static/sub/page.txt",
@@ -355,7 +383,7 @@ fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_ap
         "/etc/passwd",
         "app.js",
     ];
-    let lines = run_cli(&binary, &paths);
+    let lines = run_cli(binary, &paths);
     assert_eq!(lines[0], "dev true");
     assert_eq!(lines[1], "static/app.js => console.log('version two');");
     assert_eq!(lines[2], "/static/sub/page.txt => 0123456789abcdefghij");

@@ -149,8 +149,16 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
     let epoch = [("SOURCE_DATE_EPOCH", Path::new(EPOCH))];
     project.build(&epoch);
     let server = Server::start(&project.binary());
+    let (script, style) = the_page_links_fingerprinted_names(&server);
+    hashed_and_plain_names(&server, &script);
+    chromium_checks_integrity(&project, &server, &[&script, &style]);
+    drop(server);
+    an_edit_gets_a_new_fingerprint(&project, &epoch, &style);
+}
 
-    // The page links bindery's fingerprinted names, with SRI strings of the bytes served.
+/// The page links bindery's fingerprinted names, with SRI strings of the bytes served: the
+/// script's and the stylesheet's URLs.
+fn the_page_links_fingerprinted_names(server: &Server) -> (String, String) {
     let page = server.get("/").text();
     let script = attribute(&page, "<script", "src");
     let style = attribute(&page, "stylesheet", "href");
@@ -166,7 +174,13 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
     assert!(attribute(&page, "<script", "integrity").starts_with("sha384-"));
     assert!(attribute(&page, "stylesheet", "integrity").starts_with("sha384-"));
 
-    let hashed = server.get(&script);
+    (script, style)
+}
+
+/// A fingerprinted name is immutable, dated by `SOURCE_DATE_EPOCH`; the plain name revalidates;
+/// a wrong fingerprint finds nothing.
+fn hashed_and_plain_names(server: &Server, script: &str) {
+    let hashed = server.get(script);
     assert_eq!(hashed.status, 200);
     assert_eq!(
         hashed.header("cache-control"),
@@ -194,15 +208,17 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
         wrong.status, 404,
         "a fingerprint that is not the file's finds nothing"
     );
+}
 
-    // Chromium: the module and the stylesheet pass their SRI checks, the dynamic import runs.
-    let seen = browse(&project, &server);
+/// Chromium: the module and the stylesheet pass their SRI checks, the dynamic import runs.
+fn chromium_checks_integrity(project: &Project, server: &Server, urls: &[&str]) {
+    let seen = browse(project, server);
     assert_page_runs(&seen, "lazy chunk v1", "rgb(0, 128, 0)");
     let responses = seen["responses"].as_array().expect("responses");
-    for url in [&script, &style] {
+    for url in urls {
         let response = responses
             .iter()
-            .find(|response| response["url"] == url.as_str())
+            .find(|response| response["url"] == *url)
             .unwrap_or_else(|| panic!("{url} requested: {seen}"));
         assert_eq!(response["status"], 200, "{seen}");
         assert_eq!(
@@ -211,9 +227,10 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
             "{seen}"
         );
     }
-    drop(server);
+}
 
-    // An edit and a rebuild: new content under a new fingerprint; the old URL is gone.
+/// An edit and a rebuild: new content under a new fingerprint; the old URL is gone.
+fn an_edit_gets_a_new_fingerprint(project: &Project, epoch: &[(&str, &Path)], style: &str) {
     project.write(
         "frontend/src/main.css",
         "#status {\n  color: rgb(0, 0, 255);\n}\n",
@@ -222,7 +239,7 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
         "frontend/src/lazy.js",
         "export const message = \"lazy chunk v2\";\n",
     );
-    project.build(&epoch);
+    project.build(epoch);
     let server = Server::start(&project.binary());
     let page = server.get("/").text();
     let new_style = attribute(&page, "stylesheet", "href");
@@ -230,11 +247,11 @@ fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
         new_style, style,
         "an edited stylesheet gets a new fingerprint"
     );
-    assert_eq!(server.get(&style).status, 404);
+    assert_eq!(server.get(style).status, 404);
     assert_eq!(
         server.get(&new_style).header("cache-control"),
         Some(bindery::serve::cache_control::IMMUTABLE)
     );
-    let seen = browse(&project, &server);
+    let seen = browse(project, &server);
     assert_page_runs(&seen, "lazy chunk v2", "rgb(0, 0, 255)");
 }

@@ -335,6 +335,10 @@ async fn a_mounted_catalog_answers_only_below_its_prefix() {
             reply.status
         );
     }
+}
+
+#[tokio::test]
+async fn an_empty_or_slashless_mount_point_means_the_same_path() {
     // `""` and `"/"` mount at the root, as without the call.
     for root in ["", "/"] {
         let service = ServeCatalog::builder(&STATIC)

@@ -2,11 +2,11 @@
 //! over real HTTP for every behaviour the catalog gives; and the README shows each program as it
 //! is built here.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bindery_test_support::{RawResponse, raw_request};
+use bindery_test_support::{RawResponse, free_port, raw_request};
 
 /// The catalog the programs embed, for the ETags and bytes to expect.
 static SITE: bindery::Catalog =
@@ -27,9 +27,7 @@ impl Drop for Server {
 
 /// Starts `binary` on a free loopback port and waits until it accepts connections.
 fn start(binary: &str) -> Server {
-    let address = TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port");
+    let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
     let child = Command::new(binary)
         .env("BIND", address.to_string())
         .env("ROCKET_LOG_LEVEL", "off")
@@ -69,8 +67,19 @@ fn check(framework: &str, binary: &str) {
     let server = start(binary);
     let script = file("assets/app.js");
     let url = "/static/assets/app.js";
+    conditional_and_head(&server, framework, script, url);
+    ranges_and_encodings(&server, framework, script, url);
+    misses_escapes_and_routes(&server, framework);
+}
 
-    let ok = request(&server, "GET", url, &[]);
+/// GET, HEAD, `If-None-Match` (304) and `If-Match` (412).
+fn conditional_and_head(
+    server: &Server,
+    framework: &str,
+    script: &bindery::EmbeddedFile,
+    url: &str,
+) {
+    let ok = request(server, "GET", url, &[]);
     assert_eq!(ok.status, 200, "{framework}: {}", ok.status_line);
     assert_eq!(
         ok.header("content-type"),
@@ -80,7 +89,7 @@ fn check(framework: &str, binary: &str) {
     assert_eq!(ok.header("etag"), Some(script.etag()), "{framework}");
     assert_eq!(ok.body, identity("assets/app.js"), "{framework}");
 
-    let head = request(&server, "HEAD", url, &[]);
+    let head = request(server, "HEAD", url, &[]);
     assert_eq!(head.status, 200, "{framework}: HEAD");
     assert!(head.body.is_empty(), "{framework}: HEAD has no body");
     assert_eq!(
@@ -89,12 +98,20 @@ fn check(framework: &str, binary: &str) {
         "{framework}: HEAD"
     );
 
-    let not_modified = request(&server, "GET", url, &[("if-none-match", script.etag())]);
+    let not_modified = request(server, "GET", url, &[("if-none-match", script.etag())]);
     assert_eq!(not_modified.status, 304, "{framework}: If-None-Match");
-    let failed = request(&server, "GET", url, &[("if-match", "\"x\"")]);
+    let failed = request(server, "GET", url, &[("if-match", "\"x\"")]);
     assert_eq!(failed.status, 412, "{framework}: If-Match");
+}
 
-    let one = request(&server, "GET", url, &[("range", "bytes=0-9")]);
+/// One range, two ranges (multipart), and the smallest accepted encoding.
+fn ranges_and_encodings(
+    server: &Server,
+    framework: &str,
+    script: &bindery::EmbeddedFile,
+    url: &str,
+) {
+    let one = request(server, "GET", url, &[("range", "bytes=0-9")]);
     assert_eq!(one.status, 206, "{framework}: one range");
     assert_eq!(
         one.header("content-range"),
@@ -102,7 +119,7 @@ fn check(framework: &str, binary: &str) {
         "{framework}"
     );
     assert_eq!(one.body, identity("assets/app.js")[..10], "{framework}");
-    let two = request(&server, "GET", url, &[("range", "bytes=0-9,100-109")]);
+    let two = request(server, "GET", url, &[("range", "bytes=0-9,100-109")]);
     assert_eq!(two.status, 206, "{framework}: two ranges");
     assert!(
         two.header("content-type")
@@ -112,7 +129,7 @@ fn check(framework: &str, binary: &str) {
     );
 
     let browser = request(
-        &server,
+        server,
         "GET",
         url,
         &[("accept-encoding", "gzip, deflate, br, zstd")],
@@ -127,12 +144,16 @@ fn check(framework: &str, binary: &str) {
         script.encoded(bindery::Encoding::Br),
         "{framework}"
     );
-    let gzip = request(&server, "GET", url, &[("accept-encoding", "gzip")]);
+    let gzip = request(server, "GET", url, &[("accept-encoding", "gzip")]);
     assert_eq!(gzip.header("content-encoding"), Some("gzip"), "{framework}");
     assert_eq!(Some(gzip.body.as_slice()), script.gzip(), "{framework}");
+}
 
+/// A deep link gets the app, a missing asset the 404 page, escapes nothing; the application's
+/// own route answers.
+fn misses_escapes_and_routes(server: &Server, framework: &str) {
     let deep_link = request(
-        &server,
+        server,
         "GET",
         "/static/lookup/8.8.8.8",
         &[("accept", "text/html,*/*;q=0.8")],
@@ -143,7 +164,7 @@ fn check(framework: &str, binary: &str) {
     );
     assert_eq!(deep_link.body, identity("index.html"), "{framework}");
     let missing = request(
-        &server,
+        server,
         "GET",
         "/static/assets/missing.js",
         &[("accept", "*/*")],
@@ -160,7 +181,7 @@ fn check(framework: &str, binary: &str) {
         "/static/%2e%2e/Cargo.toml",
         "/static/%2e%2e%2fCargo.toml",
     ] {
-        let refused = request(&server, "GET", escape, &[]);
+        let refused = request(server, "GET", escape, &[]);
         assert!(
             [400, 404].contains(&refused.status),
             "{framework}: {escape} gave {}",
@@ -172,7 +193,7 @@ fn check(framework: &str, binary: &str) {
         );
     }
 
-    let ping = request(&server, "GET", "/api/ping", &[]);
+    let ping = request(server, "GET", "/api/ping", &[]);
     assert_eq!(
         ping.text(),
         "pong",
