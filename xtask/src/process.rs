@@ -21,7 +21,9 @@ pub fn geolite2() -> Option<PathBuf> {
 static ONE_SHOT: AtomicBool = AtomicBool::new(false);
 
 /// Turns incremental compilation off for every cargo this process starts from now on (and so
-/// for the builds those start: nextest's tests building throwaway projects inherit it).
+/// for the builds those start: nextest's tests building throwaway projects inherit it), and
+/// turns the slow tests on in them (`RUN_SLOW_TESTS`): a one-shot run is the run that tests
+/// everything.
 pub fn one_shot_builds() {
     ONE_SHOT.store(true, Ordering::Relaxed);
 }
@@ -31,7 +33,9 @@ pub fn one_shot_builds() {
 pub fn cargo_command() -> Command {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     if ONE_SHOT.load(Ordering::Relaxed) {
-        command.env("CARGO_INCREMENTAL", "0");
+        command
+            .env("CARGO_INCREMENTAL", "0")
+            .env("RUN_SLOW_TESTS", "1");
     }
     command
 }

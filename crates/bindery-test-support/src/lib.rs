@@ -8,12 +8,14 @@ use std::path::Path;
 mod http;
 mod project;
 pub mod raw_h2;
+mod slow;
 
 pub use http::{
     RawResponse, connect_from, free_port, metric, raw_request, samples, try_connect_from,
     try_raw_request,
 };
 pub use project::{Project, crate_path, workspace};
+pub use slow::{slow_test, slow_tests_run};
 
 /// A xorshift64 generator: deterministic numbers for test data, benches and load, the same for
 /// the same seed on every machine, with no random crate.

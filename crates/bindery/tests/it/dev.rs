@@ -394,6 +394,13 @@ fn get_follows_the_rules(binary: &Path) {
 
 #[test]
 fn release_builds_embed_and_hold_no_trace_of_the_folder() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "release_builds_embed_and_hold_no_trace_of_the_folder",
+        "a release build of a throwaway crate",
+    ) {
+        return;
+    }
     let project = Project::new("bindery_dev_release", MANIFEST);
     project.write("src/main.rs", MAIN);
     write_site(&project);

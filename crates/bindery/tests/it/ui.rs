@@ -2,6 +2,13 @@
 
 #[test]
 fn bad_macro_arguments_fail_to_compile_with_a_spanned_error() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "bad_macro_arguments_fail_to_compile_with_a_spanned_error",
+        "trybuild compiles bindery and every case again",
+    ) {
+        return;
+    }
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*.rs");
 }

@@ -145,6 +145,13 @@ fn assert_page_runs(seen: &serde_json::Value, message: &str, color: &str) {
 
 #[test]
 fn a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "a_vite_build_in_out_dir_is_served_fingerprinted_with_sri_to_chromium",
+        "needs npm packages and Chromium",
+    ) {
+        return;
+    }
     let project = project();
     let epoch = [("SOURCE_DATE_EPOCH", Path::new(EPOCH))];
     project.build(&epoch);

@@ -217,6 +217,13 @@ fn reference_decode(program: &str, bytes: &[u8]) -> Vec<u8> {
 
 #[test]
 fn every_variant_decodes_to_the_file_with_the_reference_tools() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "every_variant_decodes_to_the_file_with_the_reference_tools",
+        "needs the brotli and zstd command-line tools",
+    ) {
+        return;
+    }
     let mut checked = 0;
     for (catalog, folder) in [(&SPA, "assets/spa"), (&VUE, "benches/assets/web")] {
         for file in catalog {
