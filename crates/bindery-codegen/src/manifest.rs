@@ -38,7 +38,7 @@ pub struct Manifest {
     /// The path generated code names the runtime by (`::bindery` unless
     /// [`Options::crate_path`](crate::Options::crate_path) said otherwise).
     pub crate_path: String,
-    /// The one date of every file, with [`Options::source_date`](crate::Options::source_date).
+    /// The one date of every file, with [`Options::modified`](crate::Options::modified) with `Modified::SourceDateEpoch`.
     pub source_date: Option<crate::SourceDate>,
     /// Whether each file is also served under its fingerprinted name
     /// ([`Entry::fingerprinted`]).

@@ -16,7 +16,7 @@ pub struct Encoded {
     pub etag: &'static str,
 }
 
-/// What an [`EmbeddedFile`] points to: the blob its stored bytes are in and its description.
+/// What an [`EmbeddedFile`](crate::EmbeddedFile) points to: the blob its stored bytes are in and its description.
 /// Files stored as they are, without variants or times, share one per blob and media type (in
 /// a packed catalog: one per media type); the others have their own.
 #[derive(Debug, Clone, Copy)]

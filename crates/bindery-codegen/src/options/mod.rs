@@ -59,7 +59,7 @@ pub fn parse_large_threshold(text: &str) -> Result<Option<u64>, String> {
         .map_err(|_| format!("invalid large-file threshold `{text}`: a number of bytes, or `off`"))
 }
 
-/// Options for building a [`Manifest`] from a folder.
+/// Options for building a [`Manifest`](crate::Manifest) from a folder.
 ///
 /// ```
 /// use bindery_codegen::{Mode, Options};
@@ -255,7 +255,7 @@ impl Options {
 
     /// Puts the bytes of the small files stored as they are (no variants, no time, under the
     /// large threshold) into one blob in the cache, when there are two or more, so that the
-    /// generated code includes one file instead of one per file ([`Manifest::pack`]). The macro
+    /// generated code includes one file instead of one per file ([`Manifest::pack`](crate::Manifest::pack)). The macro
     /// does; generated modules, which are committed, include each file.
     ///
     /// ```

@@ -149,7 +149,7 @@ impl ServeCatalog {
         self.site.catalog
     }
 
-    /// The path the catalog is served under, as [`Builder::mounted_at`] normalised it: a
+    /// The path the catalog is served under, as [`Builder::mounted_at`](super::Builder::mounted_at) normalised it: a
     /// leading slash and no trailing one; `""` at the root.
     ///
     /// ```
