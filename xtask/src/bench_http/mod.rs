@@ -3,6 +3,8 @@
 //! run), [`report`] (the document, table and chart; `--report` renders them again).
 
 mod cases;
+mod chart;
+mod document;
 mod measure;
 mod report;
 
@@ -12,9 +14,9 @@ use anyhow::Context;
 
 use crate::process::{build_release_binary, ensure_wrk, geolite2};
 use cases::CASES;
+pub use document::median;
+use document::{CaseRuns, Document};
 pub use measure::{Sample, parse_wrk};
-pub use report::median;
-use report::{CaseRuns, Document};
 
 /// Flags of `cargo xtask bench-http`.
 #[derive(Debug, clap::Args)]
@@ -48,7 +50,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let chosen: Vec<&cases::Case> = CASES
         .iter()
         .filter(|case| {
-            report::is_reference(case.config)
+            document::is_reference(case.config)
                 || args.only.is_empty()
                 || args.only.iter().any(|text| {
                     case.target.contains(text.as_str()) || case.config.contains(text.as_str())
@@ -74,9 +76,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             // A compared row's reference runs again just before it: the ratio then compares
             // two runs seconds apart, not minutes.
             let reference = chosen.iter().find(|reference| {
-                !report::is_reference(case.config)
-                    && report::is_reference(reference.config)
-                    && report::is_comparable(
+                !document::is_reference(case.config)
+                    && document::is_reference(reference.config)
+                    && document::is_comparable(
                         case.target,
                         case.connections,
                         reference.target,

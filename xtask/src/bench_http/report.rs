@@ -1,86 +1,12 @@
-//! The one document `bench-http` writes (`target/bench/http.json`) and reads back for
-//! `--report`, and what is rendered from it: a markdown table and an SVG chart.
+//! What `bench-http` writes (`target/bench/http.json`, the document) and reads back for
+//! `--report`, and the markdown table rendered from it (the chart is chart.rs's).
 
 use std::path::Path;
 
 use anyhow::Context;
 
+use super::document::{CaseRuns, Document, is_comparable, is_reference, median, ratios};
 use super::measure::Sample;
-
-/// Every run of every case, with how they were run: what `--report` renders again.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Document {
-    /// Seconds per run.
-    pub seconds: u32,
-    /// Interleaved rounds (runs per case).
-    pub rounds: u32,
-    pub cases: Vec<CaseRuns>,
-}
-
-/// The runs of one case.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CaseRuns {
-    pub target: String,
-    pub config: String,
-    /// wrk's connections: each row is compared with the reference run at the same count.
-    #[serde(default)]
-    pub connections: u32,
-    pub runs: Vec<Sample>,
-    /// For a row compared with a reference: the reference run made just before each of its
-    /// runs, so that each ratio compares two runs a few seconds apart (this machine's speed
-    /// drifts by 10-20% over minutes).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub paired_references: Vec<Sample>,
-}
-
-/// Whether a row (`target`, `connections`) is compared with a reference row: the ceiling is a
-/// small answer, so it says something of small answers only, and of runs with as many
-/// connections (the kernel's share per request depends on it).
-pub fn is_comparable(
-    target: &str,
-    connections: u32,
-    reference_target: &str,
-    reference_connections: u32,
-) -> bool {
-    (target == reference_target || target.starts_with("/geo"))
-        && connections == reference_connections
-}
-
-/// Whether a configuration is a reference row.
-pub fn is_reference(config: &str) -> bool {
-    config.contains("(reference)")
-}
-
-/// The median of `case`'s per-run ratios to the reference run paired with each, or, without
-/// pairs, the ratio of the medians: (req/s, CPU per request).
-fn ratios(case: &CaseRuns, sample: &Sample, reference: &Sample) -> (f64, f64) {
-    if case.paired_references.len() == case.runs.len() && !case.runs.is_empty() {
-        let per_run = |key: fn(&Sample) -> f64| {
-            let mut values: Vec<f64> = case
-                .runs
-                .iter()
-                .zip(&case.paired_references)
-                .map(|(run, reference)| key(run) / key(reference))
-                .collect();
-            values.sort_by(f64::total_cmp);
-            values[values.len() / 2]
-        };
-        return (
-            per_run(|sample| sample.requests_per_second),
-            per_run(|sample| sample.cpu_us_per_request),
-        );
-    }
-    (
-        sample.requests_per_second / reference.requests_per_second,
-        sample.cpu_us_per_request / reference.cpu_us_per_request,
-    )
-}
-
-impl CaseRuns {
-    fn is_baseline(&self) -> bool {
-        self.config == "static" || self.config == "DB embed"
-    }
-}
 
 /// Writes `http.json`, `http.md` and `http.svg` into `dir`, and returns the table.
 pub fn write(dir: &Path, document: &Document) -> anyhow::Result<String> {
@@ -110,26 +36,8 @@ pub fn rerender(dir: &Path) -> anyhow::Result<String> {
 fn render(dir: &Path, document: &Document) -> anyhow::Result<String> {
     let table = table(document);
     std::fs::write(dir.join("http.md"), &table)?;
-    std::fs::write(dir.join("http.svg"), chart(document))?;
+    std::fs::write(dir.join("http.svg"), super::chart::chart(document))?;
     Ok(table)
-}
-
-/// Per-field medians of a case's runs; counts are summed.
-pub fn median(runs: &[Sample]) -> Sample {
-    let pick = |key: fn(&Sample) -> f64| {
-        let mut values: Vec<f64> = runs.iter().map(key).collect();
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-    };
-    Sample {
-        requests_per_second: pick(|sample| sample.requests_per_second),
-        megabytes_per_second: pick(|sample| sample.megabytes_per_second),
-        p99_ms: pick(|sample| sample.p99_ms),
-        cpu_us_per_request: pick(|sample| sample.cpu_us_per_request),
-        peak_rss_mib: pick(|sample| sample.peak_rss_mib),
-        requests: runs.iter().map(|sample| sample.requests).sum(),
-        errors: runs.iter().map(|sample| sample.errors).sum(),
-    }
 }
 
 /// The markdown table: one row per case, CPU per request against its group's baseline.
@@ -194,62 +102,6 @@ pub fn table(document: &Document) -> String {
         ));
     }
     out
-}
-
-/// Text for SVG: `/geo/<random ip>` must not open an element.
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// A horizontal bar chart of server CPU per request (log scale: the range spans 1000x).
-pub fn chart(document: &Document) -> String {
-    let medians: Vec<Sample> = document
-        .cases
-        .iter()
-        .map(|case| median(&case.runs))
-        .collect();
-    let row_height = 26.0;
-    let height = 50.0 + row_height * medians.len() as f64;
-    let max = medians
-        .iter()
-        .map(|sample| sample.cpu_us_per_request)
-        .fold(1.0, f64::max);
-    let scale = |value: f64| 20.0 + 460.0 * (value.max(0.1) / 0.1).log10() / (max / 0.1).log10();
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1100 {height}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Server CPU per request (µs, log scale), with req/s and peak RSS</text>\n"
-    );
-    for (index, (case, sample)) in document.cases.iter().zip(&medians).enumerate() {
-        let y = 40.0 + row_height * index as f64;
-        let width = scale(sample.cpu_us_per_request) - 20.0;
-        let config = case.config.as_str();
-        let colour = if case.is_baseline() || config.contains("(reference)") {
-            "#0f766e"
-        } else if config.contains("takes")
-            || config.contains("stored raw")
-            || config.contains("mmap")
-        {
-            "#2563eb"
-        } else {
-            "#dc2626"
-        };
-        svg.push_str(&format!(
-            "<text x=\"1090\" y=\"{:.0}\" text-anchor=\"end\">{} — {}</text>\n<rect x=\"20\" y=\"{:.0}\" width=\"{width:.1}\" height=\"16\" fill=\"{colour}\"/>\n<text x=\"{:.1}\" y=\"{:.0}\">{:.1} µs · {:.0} req/s · {:.0} MiB peak RSS</text>\n",
-            y + 13.0,
-            xml_escape(&case.target),
-            xml_escape(config),
-            y,
-            width + 26.0,
-            y + 13.0,
-            sample.cpu_us_per_request,
-            sample.requests_per_second,
-            sample.peak_rss_mib
-        ));
-    }
-    svg.push_str("</svg>\n");
-    svg
 }
 
 #[cfg(test)]
