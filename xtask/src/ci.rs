@@ -37,12 +37,103 @@ pub const PUBLISHED: [&str; 5] = [
     "bindery-cli",
 ];
 
+/// What each step of a run took, printed as the run goes and once more at its end (also when
+/// a step fails), so that a slow CI names its slow step.
+#[derive(Default)]
+struct Steps(Vec<(&'static str, std::time::Duration)>);
+
+impl Steps {
+    fn run(
+        &mut self,
+        name: &'static str,
+        step: impl FnOnce() -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let start = std::time::Instant::now();
+        let result = step();
+        let took = start.elapsed();
+        eprintln!("xtask ci: {name}: {:.0} s", took.as_secs_f64());
+        self.0.push((name, took));
+        if result.is_err() {
+            self.summary();
+        }
+        result.with_context(|| format!("step `{name}`"))
+    }
+
+    fn summary(&self) {
+        let total: std::time::Duration = self.0.iter().map(|(_, took)| *took).sum();
+        eprintln!("xtask ci: steps (total {:.0} s):", total.as_secs_f64());
+        for (name, took) in &self.0 {
+            eprintln!("  {:>6.0} s  {name}", took.as_secs_f64());
+        }
+    }
+}
+
 /// Runs the checks in order, stopping at the first failure.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     one_shot_builds();
-    // A full run writes about 6 GB under target/; a disk that fills mid-run fails with
-    // "No space left on device" far from the cause, so say up front what there is.
+    // A full run writes several GB under target/ (BENCHMARKS.md, "What CI costs"); a disk
+    // that fills mid-run fails with "No space left on device" far from the cause, so say up
+    // front what there is.
     run_command(Command::new("df").args(["-h", "."]))?;
+    let mut steps = Steps::default();
+    steps.run("install", install)?;
+    steps.run("generated modules", check_generated)?;
+    if !args.tests_only {
+        steps.run("lint-code", crate::lint_code::run)?;
+        steps.run("fmt", || cargo(&["fmt", "--all", "--check"]))?;
+        steps.run("clippy", || {
+            cargo(&[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ])
+        })?;
+    }
+    steps.run("doc", docs)?;
+    steps.run("package", package)?;
+    steps.run("doc tests", || cargo(&["test", "--workspace", "--doc"]))?;
+    steps.run("browser test", || {
+        cargo(&["build", "--package", "geo-server"])?;
+        run_command(
+            Command::new("node")
+                .args(["--test", E2E])
+                .env("CHROMIUM", CHROMIUM)
+                .env("GEO_SERVER_BIN", "target/debug/geo-server"),
+        )
+    })?;
+    steps.run("REDbot", || {
+        crate::lint_http::run(&crate::lint_http::Args {
+            binary: Some("target/debug/geo-server".into()),
+        })
+    })?;
+    steps.run("scale", || {
+        crate::scale::run(&crate::scale::Args { quick: true })
+    })?;
+    steps.run("soak", || {
+        crate::soak::run(&crate::soak::Args {
+            seconds: 20,
+            quick: true,
+        })
+    })?;
+    steps.run("fuzz", || {
+        crate::fuzz::run(&crate::fuzz::Args {
+            seconds: 5,
+            target: None,
+        })
+    })?;
+    steps.run("tests", || {
+        cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])
+    })?;
+    steps.summary();
+    run_command(Command::new("du").args(["-sh", "target"]))?;
+    Ok(())
+}
+
+/// Installs what the tests need: Debian's packages, cargo-nextest, the npm packages.
+fn install() -> anyhow::Result<()> {
     install_system_packages()?;
     ensure_nextest()?;
     for folder in [E2E, VITE_APP] {
@@ -54,42 +145,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             folder,
         ]))?;
     }
-    check_generated()?;
-    if !args.tests_only {
-        crate::lint_code::run()?;
-        cargo(&["fmt", "--all", "--check"])?;
-        cargo(&[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ])?;
-    }
-    package()?;
-    cargo(&["test", "--workspace", "--doc"])?;
-    cargo(&["build", "--package", "geo-server"])?;
-    run_command(
-        Command::new("node")
-            .args(["--test", E2E])
-            .env("CHROMIUM", CHROMIUM)
-            .env("GEO_SERVER_BIN", "target/debug/geo-server"),
-    )?;
-    crate::lint_http::run(&crate::lint_http::Args {
-        binary: Some("target/debug/geo-server".into()),
-    })?;
-    crate::scale::run(&crate::scale::Args { quick: true })?;
-    crate::soak::run(&crate::soak::Args {
-        seconds: 20,
-        quick: true,
-    })?;
-    crate::fuzz::run(&crate::fuzz::Args {
-        seconds: 5,
-        target: None,
-    })?;
-    cargo(&["nextest", "run", "--workspace", "--no-fail-fast"])?;
     Ok(())
+}
+
+/// `cargo doc --workspace --no-deps` with every warning an error (a broken intra-doc link, a
+/// public doc naming a private item). The workspace's members turn on the runtime's features
+/// between them, all but `dev` and `minijinja`, which are turned on here: one run documents all
+/// of it.
+fn docs() -> anyhow::Result<()> {
+    run_command(
+        cargo_command()
+            .args(["doc", "--workspace", "--no-deps"])
+            .args(["--features", "bindery/dev,bindery/minijinja"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )
 }
 
 /// Runs `cargo xtask embed … --check` for every committed generated module, with the

@@ -7,6 +7,7 @@ mod bench_http;
 mod bench_memory;
 mod bench_stall;
 mod ci;
+mod docs;
 mod embed;
 mod fuzz;
 mod geodb;

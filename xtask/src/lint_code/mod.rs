@@ -91,8 +91,10 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
 /// `cargo xtask lint-code`, from the workspace root.
 pub fn run() -> anyhow::Result<()> {
     check(Path::new("."))?;
+    crate::docs::check(Path::new("."))?;
     eprintln!(
-        "lint-code: every function at most {MAX_FUNCTION_LINES} lines, no type defined twice, no import circle"
+        "lint-code: every function at most {MAX_FUNCTION_LINES} lines, no type defined twice, no import circle; \
+         every program the pages show is its file"
     );
     Ok(())
 }

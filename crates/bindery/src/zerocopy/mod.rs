@@ -57,11 +57,10 @@ pub use listener::ZeroCopyListener;
 pub use stream::ZeroCopyStream;
 
 /// Bodies shorter than this (1 MiB) go by `write` unless a stream is told otherwise
-/// ([`ZeroCopyStream::with_threshold`]). Measured here (BENCHMARKS.md, "Zero-copy sending"):
-/// `sendfile` moves each 4 KiB page through the kernel's splice path at a fixed cost per page,
-/// while `write` copies bytes that are still in the CPU's caches; for vue.min.js (94 KB) the
-/// copy took less than half the CPU of the splice, for the 17 MiB file the splice about a
-/// third less than the copy.
+/// ([`ZeroCopyStream::with_threshold`]). `sendfile` moves each 4 KiB page through the kernel's
+/// splice path at a fixed cost per page, while `write` copies bytes that are still in the
+/// CPU's caches: a small body costs less CPU copied, a large one less spliced. Where the two
+/// cross, and how it was measured: BENCHMARKS.md, "Zero-copy sending".
 pub const DEFAULT_THRESHOLD: usize = 1024 * 1024;
 
 /// The running executable's image, read at the first use; `None` while it cannot be.

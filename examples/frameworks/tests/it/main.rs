@@ -1,6 +1,6 @@
-//! Each framework's program from the README, started as a real server on 127.0.0.1 and checked
-//! over real HTTP for every behaviour the catalog gives; and the README shows each program as it
-//! is built here.
+//! Each framework's program of docs/frameworks.md, started as a real server on 127.0.0.1 and
+//! checked over real HTTP for every behaviour the catalog gives. (xtask's docs test keeps the
+//! page's copies equal to these files.)
 
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -229,34 +229,4 @@ fn salvo() {
 #[test]
 fn warp() {
     check("warp", env!("CARGO_BIN_EXE_warp"));
-}
-
-/// The README's section of a framework holds its program exactly as it is built and tested here.
-#[test]
-fn the_readme_shows_each_program_as_it_is_built() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("README.md");
-    for (heading, program) in [
-        ("### axum", include_str!("../../src/bin/axum.rs")),
-        ("### actix-web", include_str!("../../src/bin/actix.rs")),
-        ("### rocket", include_str!("../../src/bin/rocket.rs")),
-        ("### poem", include_str!("../../src/bin/poem.rs")),
-        ("### salvo", include_str!("../../src/bin/salvo.rs")),
-        ("### warp", include_str!("../../src/bin/warp.rs")),
-    ] {
-        let section = readme
-            .split_once(&format!("\n{heading}\n"))
-            .map(|(_, rest)| rest)
-            .unwrap_or_else(|| panic!("README.md has no `{heading}` section"));
-        let block = section
-            .split_once("```rust\n")
-            .and_then(|(_, rest)| rest.split_once("\n```\n"))
-            .map(|(block, _)| block)
-            .unwrap_or_else(|| panic!("`{heading}` has no rust block"));
-        assert_eq!(
-            format!("{block}\n"),
-            program,
-            "{heading}: the README's program differs from src/bin"
-        );
-    }
 }
