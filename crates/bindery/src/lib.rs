@@ -60,9 +60,15 @@ pub mod minijinja;
 #[cfg(feature = "rocket")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rocket")))]
 pub mod rocket;
+#[cfg(feature = "rust-embed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rust-embed")))]
+pub mod rust_embed;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
+#[cfg(feature = "tower-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower-http")))]
+pub mod tower_http;
 #[cfg(feature = "zerocopy")]
 #[cfg_attr(docsrs, doc(cfg(feature = "zerocopy")))]
 pub mod zerocopy;

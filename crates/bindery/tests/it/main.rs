@@ -13,6 +13,7 @@ mod project;
 mod rebuild;
 mod reproducible;
 mod roundtrip;
+mod rust_embed_crates;
 mod trust;
 mod ui;
 mod vite;

@@ -120,9 +120,15 @@ impl Project {
 
     /// Runs the built binary (no rebuild) and returns its stdout; fails the test if it fails.
     pub fn run(&self) -> String {
+        self.run_with(&[])
+    }
+
+    /// [`run`](Self::run) with arguments.
+    pub fn run_with(&self, args: &[&str]) -> String {
         let output = self
             .inner
             .command(self.binary())
+            .args(args)
             .output()
             .expect("binary runs");
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();

@@ -13,4 +13,5 @@ mod ranges;
 mod real_server;
 mod rfc9110;
 mod support;
+mod tower_http;
 mod zerocopy;
