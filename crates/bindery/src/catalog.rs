@@ -89,7 +89,7 @@ impl Catalog {
     pub fn file(&self, path: &str) -> Option<&'static EmbeddedFile> {
         #[cfg(all(feature = "dev", debug_assertions))]
         if let Some(source) = self.dev {
-            return crate::dev::file(source, self.prefix, path);
+            return crate::live::file(source, self.prefix, path, None);
         }
         let files = self.files;
         self.position(path).map(|index| &files[index])
@@ -194,7 +194,7 @@ impl Catalog {
     pub fn files(&self) -> &'static [EmbeddedFile] {
         #[cfg(all(feature = "dev", debug_assertions))]
         if let Some(source) = self.dev {
-            return crate::dev::files(source, self.prefix);
+            return crate::live::files(source, self.prefix);
         }
         self.files
     }

@@ -46,17 +46,20 @@ pub mod __private_v3;
 pub mod actix;
 mod catalog;
 mod contract;
-#[cfg(all(feature = "dev", debug_assertions))]
-mod dev;
 mod dir;
 mod error;
 mod file;
 mod layout;
+#[cfg(any(all(feature = "dev", debug_assertions), feature = "overlay"))]
+mod live;
 mod lookup;
 mod macros;
 #[cfg(feature = "minijinja")]
 #[cfg_attr(docsrs, doc(cfg(feature = "minijinja")))]
 pub mod minijinja;
+#[cfg(feature = "overlay")]
+#[cfg_attr(docsrs, doc(cfg(feature = "overlay")))]
+pub mod overlay;
 #[cfg(feature = "rocket")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rocket")))]
 pub mod rocket;

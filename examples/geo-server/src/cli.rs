@@ -100,6 +100,11 @@ pub struct Args {
     /// Seconds shutdown waits for requests in flight.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub shutdown_grace: u64,
+    /// A folder laid over the app's embedded files: a file there replaces the embedded one
+    /// (themes, branding, a hotfix without a rebuild). Read with the build's jail: no `..`,
+    /// no link out, no hidden file, none over 64 MiB; replace its files by rename.
+    #[arg(long, value_name = "DIR")]
+    pub spa_overlay: Option<std::path::PathBuf>,
     /// Send the app's files with `sendfile(2)` from the executable (Linux): no copy of their
     /// bytes into the kernel. For plain-TCP listeners; behind TLS terminated here it changes
     /// nothing. BENCHMARKS.md, "Zero-copy sending", says when it pays.

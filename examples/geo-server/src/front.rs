@@ -71,7 +71,7 @@ pub struct App {
 /// The application over `state`: the router of [`router`](crate::router) with the SPA of
 /// [`assets`](crate::assets), and the front door before it.
 pub fn app(state: AppState) -> App {
-    let assets = routes::assets();
+    let assets = routes::assets_over(state.spa_overlay.clone());
     App {
         router: routes::router(state.clone(), assets.clone()),
         state,

@@ -105,6 +105,10 @@ fn run(args: Args) -> anyhow::Result<()> {
     state.trusted_proxies = trusted;
     state.geo_caching = geo_server::caching::GeoCaching::new(args.geo_max_age);
     state.metrics_public = args.public_metrics;
+    if let Some(folder) = &args.spa_overlay {
+        state.spa_overlay = Some(bindery::overlay::Overlay::new(&geo_server::SPA, folder)?);
+        tracing::info!(folder = %folder.display(), "the app's files are overlaid");
+    }
     let limits = Limits {
         header_read_timeout: Duration::from_secs(args.header_read_timeout),
         idle_timeout: Duration::from_secs(args.idle_timeout),

@@ -55,6 +55,8 @@ pub struct AppState {
     pub metrics_public: bool,
     /// The open connections and their cap, counted by the server, shown by `/metrics`.
     pub connections: Arc<Slots>,
+    /// A folder laid over the SPA's embedded files (`--spa-overlay`), none by default.
+    pub spa_overlay: Option<bindery::overlay::Overlay>,
 }
 
 impl AppState {
@@ -67,6 +69,7 @@ impl AppState {
             geo_caching: GeoCaching::default(),
             metrics_public: false,
             connections: Slots::new(usize::MAX),
+            spa_overlay: None,
         }
     }
 }
@@ -79,7 +82,16 @@ impl AppState {
 /// assert_eq!(page.status(), http::StatusCode::OK);
 /// ```
 pub fn assets() -> ServeCatalog {
-    let builder = ServeCatalog::builder(&SPA)
+    assets_over(None)
+}
+
+/// [`assets`], with a folder laid over the SPA's files when one is given.
+pub fn assets_over(overlay: Option<bindery::overlay::Overlay>) -> ServeCatalog {
+    let mut builder = ServeCatalog::builder(&SPA);
+    if let Some(overlay) = overlay {
+        builder = builder.overlay(overlay);
+    }
+    let builder = builder
         .spa_fallback("index.html")
         .decompression(Decompression {
             cache_bytes: SPA_CACHE_BUDGET,

@@ -101,6 +101,10 @@ pub enum BuildError {
         /// The catalog's paths closest to it, nearest first (at most three).
         near: Vec<String>,
     },
+    /// An overlay laid over another catalog than the service's.
+    #[cfg(feature = "overlay")]
+    #[error("overlay: it lies over another catalog than the one this service serves")]
+    OverlayOfAnotherCatalog,
     /// An alias that can never be asked for: not a catalog path.
     #[error("alias: {alias:?} is not a catalog path (no `..`, `.` or empty segments, `\\`, NUL)")]
     BadAlias {
@@ -288,9 +292,32 @@ impl Builder {
         self
     }
 
+    /// Lays a folder over the catalog (feature `overlay`): each request looks there first
+    /// or last, as the overlay's [`Order`](crate::overlay::Order) says. Files found there are
+    /// served as identity, `no-cache`, with ETags from their bytes.
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let custom = tempfile::tempdir().unwrap();
+    /// let overlay = bindery::overlay::Overlay::new(&SITE, custom.path()).unwrap();
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE).overlay(overlay).build().unwrap();
+    /// # drop(service);
+    /// ```
+    #[cfg(feature = "overlay")]
+    pub fn overlay(mut self, overlay: crate::overlay::Overlay) -> Self {
+        self.config.overlay = Some(overlay);
+        self
+    }
+
     /// The service, every file named by a setter resolved now: a name the catalog does not
     /// have is an error naming it and the closest names it has.
     pub fn build(mut self) -> Result<ServeCatalog, BuildError> {
+        #[cfg(feature = "overlay")]
+        if let Some(overlay) = &self.config.overlay
+            && !std::ptr::eq(overlay.catalog(), self.catalog)
+        {
+            return Err(BuildError::OverlayOfAnotherCatalog);
+        }
         if let Some(path) = self.fallback.take() {
             self.config.fallback = Some(self.choose("spa_fallback", &path)?);
         }

@@ -39,6 +39,9 @@ pub(crate) struct Config {
     pub(crate) max_path_len: usize,
     /// What error answers carry; `None`: nothing.
     pub(crate) error_body: Option<ErrorBody>,
+    /// A folder laid over the catalog.
+    #[cfg(feature = "overlay")]
+    pub(crate) overlay: Option<crate::overlay::Overlay>,
 }
 
 impl std::fmt::Debug for Config {
@@ -67,6 +70,8 @@ impl Default for Config {
             index_file: "index.html".to_owned(),
             max_path_len: DEFAULT_MAX_PATH_LEN,
             error_body: None,
+            #[cfg(feature = "overlay")]
+            overlay: None,
         }
     }
 }

@@ -28,10 +28,24 @@ impl Site {
     }
 
     /// The file at a catalog key with its prepared headers: from the table built with the
-    /// service, or, for a dev catalog, the file as it is on disk now with headers made for it.
+    /// service, or, for a dev catalog, the file as it is on disk now with headers made for it;
+    /// with an overlay, its folder's file first or last, by its order.
     pub(crate) fn find(&self, key: &str) -> Option<Target<'_>> {
+        #[cfg(feature = "overlay")]
+        if let Some(overlay) = &self.config.overlay {
+            let on_disk = || overlay.on_disk(key).map(|file| self.made_for(file));
+            return match overlay.order_of() {
+                crate::overlay::Order::First => on_disk().or_else(|| self.embedded(key)),
+                crate::overlay::Order::Last => self.embedded(key).or_else(on_disk),
+            };
+        }
+        self.embedded(key)
+    }
+
+    /// The catalog's own file at a key (for a dev catalog, as it is on disk now).
+    fn embedded(&self, key: &str) -> Option<Target<'_>> {
         if self.catalog.is_dev() {
-            return self.on_disk(key);
+            return self.catalog.file(key).map(|file| self.made_for(file));
         }
         self.catalog
             .position(key)
@@ -49,23 +63,26 @@ impl Site {
         Some(target)
     }
 
-    /// A file chosen when the service was built.
+    /// A file chosen when the service was built (an overlay may replace it now).
     pub(crate) fn found(&self, chosen: &Chosen) -> Option<Target<'_>> {
         match chosen {
+            #[cfg(feature = "overlay")]
+            Chosen::Index(index) if self.config.overlay.is_some() => {
+                self.find(self.catalog.files()[*index].path())
+            }
             Chosen::Index(index) => Some(self.prepared_at(*index)),
-            Chosen::Key(key) => self.on_disk(key),
+            Chosen::Key(key) => self.find(key),
         }
     }
 
-    /// A dev catalog's file as it is on disk now, with headers made for it.
-    fn on_disk(&self, key: &str) -> Option<Target<'_>> {
-        let file = self.catalog.file(key)?;
+    /// A file read from disk now (dev mode's, an overlay's), with headers made for it.
+    fn made_for(&self, file: &'static EmbeddedFile) -> Target<'_> {
         let no_cache = |_: &EmbeddedFile| HeaderValue::from_static(NO_CACHE);
-        Some(Target {
+        Target {
             prepared: Headers::Disk(Box::new(Prepared::new(file, &no_cache))),
             index: None,
             by_fingerprint: false,
-        })
+        }
     }
 
     /// The file at `index` of the table built with the service.
@@ -80,12 +97,15 @@ impl Site {
     /// Whether `key` names a folder with an index file. Only asks whether the file exists: no
     /// headers are prepared for it.
     pub(crate) fn is_folder(&self, key: &str) -> bool {
-        !key.is_empty()
-            && !key.ends_with('/')
-            && self
-                .catalog
-                .file(&format!("{key}/{}", self.config.index_file))
-                .is_some()
+        if key.is_empty() || key.ends_with('/') {
+            return false;
+        }
+        let index = format!("{key}/{}", self.config.index_file);
+        #[cfg(feature = "overlay")]
+        if let Some(overlay) = &self.config.overlay {
+            return overlay.file(&index).is_some();
+        }
+        self.catalog.file(&index).is_some()
     }
 
     /// Whether a miss at `decoded` would get the SPA's page for a navigation: a fallback is set

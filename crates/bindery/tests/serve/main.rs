@@ -7,6 +7,7 @@ mod headers;
 mod methods;
 mod misses;
 mod negotiation;
+mod overlay;
 mod paths;
 mod properties;
 mod ranges;

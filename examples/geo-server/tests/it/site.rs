@@ -149,3 +149,32 @@ async fn the_openapi_document_describes_the_api() {
         assert!(json["paths"][path]["get"].is_object(), "{path}");
     }
 }
+
+#[tokio::test]
+async fn a_folder_laid_over_the_app_replaces_its_files_and_the_api_stays_the_api() {
+    let (dir, mut state) = state();
+    let custom = dir.path().join("custom");
+    std::fs::create_dir(&custom).expect("mkdir");
+    std::fs::write(custom.join("index.html"), "<p>branded</p>").expect("write");
+    std::fs::write(custom.join(".env"), "SECRET").expect("write");
+    state.spa_overlay = Some(bindery::overlay::Overlay::new(&SPA, &custom).expect("folder"));
+    let page = get(&state, "/lookup/8.8.8.8", &[("accept", "text/html")]).await;
+    assert_eq!(
+        (page.status, &page.body[..]),
+        (StatusCode::OK, &b"<p>branded</p>"[..])
+    );
+    assert_eq!(page.headers["cache-control"], "no-cache");
+    // Files the folder lacks come from the binary; hidden ones are never read.
+    let embedded = SPA
+        .iter()
+        .find(|file| file.path() != "index.html")
+        .expect("a file");
+    let reply = get(&state, &format!("/{}", embedded.path()), &[]).await;
+    assert_eq!(reply.body, &embedded.contents().expect("decodes")[..]);
+    assert_eq!(
+        get(&state, "/.env", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let answer = get(&state, "/geo/81.2.69.160", &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+}

@@ -1,8 +1,10 @@
-//! Dev mode: a catalog that reflects its folder as it is on disk now, with the build's rules.
+//! A folder as it is on disk now, read with a build's rules: dev mode's catalogs, and the
+//! overlay ([`crate::overlay::Overlay`]) a release build may lay over its embedded files.
 //!
-//! Compiled only with the `dev` feature in builds with debug assertions, where generated code
-//! gives the catalog a [`DevSource`] (the folder and the build's include/exclude globs, `hidden`
-//! and `modified` options). Which files belong is decided by `bindery-core`'s [`Filter`]
+//! Compiled with the `dev` feature in builds with debug assertions, where generated code gives
+//! the catalog a [`DevSource`] (the folder and the build's include/exclude globs, `hidden` and
+//! `modified` options), and with the `overlay` feature, where an [`Overlay`](crate::overlay::Overlay)
+//! makes one at run time. Which files belong is decided by `bindery-core`'s [`Filter`]
 //! and walk, the ones the build used; their metadata by its [`describe`] functions, so a file has
 //! the same ETag, media type and `Content-Type` here as in a release build.
 //!
@@ -26,27 +28,43 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bindery_core::describe;
 use bindery_core::rules::{Modified, Rules};
-use bindery_core::scan::{self, Filter};
+use bindery_core::scan::Filter;
 
 use crate::EmbeddedFile;
 use crate::layout::DevSource;
 use crate::lookup;
 
 /// The state of one catalog's folder: its rules, compiled, and the versions of files seen.
+/// The rules never change once made; only the versions sit behind a lock, taken to look one
+/// up or to add one, never while a file is opened, read or hashed.
 struct Folder {
     /// The build's rules, read back from the text generated code holds.
     rules: Rules,
     /// `None` when the rules do not read or compile; they did when the catalog was built, so
     /// only a hand-edited module gets here, and its catalog is then empty.
     filter: Option<Filter>,
+    versions: Mutex<Versions>,
+}
+
+/// What a folder has handed out so far.
+#[derive(Default)]
+struct Versions {
     seen: HashMap<String, Seen>,
-    /// The last listing handed out, kept while the folder's listing stays the same.
+    /// The last listing handed out, kept while the folder's listing stays the same (dev mode
+    /// lists; an overlay only looks files up).
+    #[cfg_attr(not(all(feature = "dev", debug_assertions)), allow(dead_code))]
     listing: &'static [EmbeddedFile],
+}
+
+impl Folder {
+    fn versions(&self) -> std::sync::MutexGuard<'_, Versions> {
+        self.versions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The version of a file last read, and what its disk metadata was then.
@@ -67,12 +85,10 @@ struct Stamp {
 /// (two catalogs may share identical sources, hence the prefix).
 type Key = (usize, &'static str);
 
-fn with_folder<R>(
-    source: &'static DevSource,
-    prefix: &'static str,
-    work: impl FnOnce(&mut Folder) -> R,
-) -> R {
-    static FOLDERS: OnceLock<Mutex<HashMap<Key, Folder>>> = OnceLock::new();
+/// The state kept for a dev source, made the first time it is asked for. The lock over all
+/// of them is held only to find or add one.
+fn folder(source: &'static DevSource, prefix: &'static str) -> Arc<Folder> {
+    static FOLDERS: OnceLock<Mutex<HashMap<Key, Arc<Folder>>>> = OnceLock::new();
     let mut folders = FOLDERS
         .get_or_init(Default::default)
         .lock()
@@ -84,39 +100,41 @@ fn with_folder<R>(
             .as_ref()
             .ok()
             .and_then(|rules| Filter::for_rules(rules, Path::new(source.root)).ok());
-        Folder {
+        Arc::new(Folder {
             rules: rules.unwrap_or_default(),
             filter,
-            seen: HashMap::new(),
-            listing: &[],
-        }
+            versions: Mutex::default(),
+        })
     });
-    work(folder)
+    Arc::clone(folder)
 }
 
-/// The file at `path` as it is on disk now, if the build's rules would embed it.
+/// The file at `path` as it is on disk now, if the build's rules would embed it (and it is no
+/// longer than `max_len`, when given).
 pub(crate) fn file(
     source: &'static DevSource,
     prefix: &'static str,
     path: &str,
+    max_len: Option<u64>,
 ) -> Option<&'static EmbeddedFile> {
     let key = lookup::normalise(path)?;
     let relative = key.strip_prefix(prefix)?;
-    with_folder(source, prefix, |folder| {
-        let filter = folder.filter.as_ref()?;
-        if relative.is_empty() || !filter.keeps(relative) {
-            return None;
-        }
-        let root = std::fs::canonicalize(source.root).ok()?;
-        if folder.rules.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
-            return None;
-        }
-        let disk = jailed(&root, &root.join(relative))?;
-        if !is_found_as_asked(&root, relative, &disk, filter) {
-            return None;
-        }
-        let opened = open_beneath(&root, disk.strip_prefix(&root).ok()?)?;
-        current(&mut folder.seen, &folder.rules, prefix, relative, opened)
+    let folder = folder(source, prefix);
+    let filter = folder.filter.as_ref()?;
+    if relative.is_empty() || !filter.keeps(relative) {
+        return None;
+    }
+    let root = std::fs::canonicalize(source.root).ok()?;
+    if folder.rules.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
+        return None;
+    }
+    let disk = jailed(&root, &root.join(relative))?;
+    if !is_found_as_asked(&root, relative, &disk, filter) {
+        return None;
+    }
+    let inside = disk.strip_prefix(&root).ok()?;
+    current(&folder, prefix, relative, max_len, &|| {
+        open_beneath(&root, inside)
     })
 }
 
@@ -168,53 +186,46 @@ fn is_sibling(relative: &str, exists: &dyn Fn(&str) -> bool) -> bool {
 
 /// Every file the build's rules would embed from the folder as it is now, sorted by path.
 /// Entries a build would refuse (a dangling link, a name that is not UTF-8...) are left out.
+#[cfg(all(feature = "dev", debug_assertions))]
 pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'static [EmbeddedFile] {
-    with_folder(source, prefix, |folder| {
-        let (Some(filter), Ok(root)) = (&folder.filter, std::fs::canonicalize(source.root)) else {
-            return &[][..];
+    let folder = folder(source, prefix);
+    let (Some(filter), Ok(root)) = (&folder.filter, std::fs::canonicalize(source.root)) else {
+        return &[][..];
+    };
+    let mut listing = Vec::new();
+    let found_files = bindery_core::scan::scan_skipping(&root, filter, &mut |_| {});
+    let names: std::collections::HashSet<&str> = found_files
+        .iter()
+        .map(|found| found.relative.as_str())
+        .collect();
+    for found in &found_files {
+        if folder.rules.siblings && is_sibling(&found.relative, &|base| names.contains(base)) {
+            continue;
+        }
+        let Some(disk) = jailed(&root, &found.source) else {
+            continue;
         };
-        let mut listing = Vec::new();
-        let found_files = scan::scan_skipping(&root, filter, &mut |_| {});
-        let names: std::collections::HashSet<&str> = found_files
-            .iter()
-            .map(|found| found.relative.as_str())
-            .collect();
-        for found in &found_files {
-            if folder.rules.siblings && is_sibling(&found.relative, &|base| names.contains(base)) {
-                continue;
-            }
-            let Some(disk) = jailed(&root, &found.source) else {
-                continue;
-            };
-            if !is_found_as_asked(&root, &found.relative, &disk, filter) {
-                continue;
-            }
-            let Some(opened) = disk
-                .strip_prefix(&root)
-                .ok()
-                .and_then(|inside| open_beneath(&root, inside))
-            else {
-                continue;
-            };
-            if let Some(file) = current(
-                &mut folder.seen,
-                &folder.rules,
-                prefix,
-                &found.relative,
-                opened,
-            ) {
-                listing.push(*file);
-            }
+        if !is_found_as_asked(&root, &found.relative, &disk, filter) {
+            continue;
         }
-        let is_unchanged = listing.len() == folder.listing.len()
-            && listing.iter().zip(folder.listing).all(|(new, old)| {
-                new.__name == old.__name && new.__info.modified == old.__info.modified
-            });
-        if !is_unchanged {
-            folder.listing = Vec::leak(listing);
+        let Some(inside) = disk.strip_prefix(&root).ok() else {
+            continue;
+        };
+        if let Some(file) = current(&folder, prefix, &found.relative, None, &|| {
+            open_beneath(&root, inside)
+        }) {
+            listing.push(*file);
         }
-        folder.listing
-    })
+    }
+    let mut versions = folder.versions();
+    let is_unchanged = listing.len() == versions.listing.len()
+        && listing.iter().zip(versions.listing).all(|(new, old)| {
+            new.__name == old.__name && new.__info.modified == old.__info.modified
+        });
+    if !is_unchanged {
+        versions.listing = Vec::leak(listing);
+    }
+    versions.listing
 }
 
 /// `path` with symlinks resolved, if that lies inside `root` (itself resolved).
@@ -252,29 +263,78 @@ fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
     std::fs::File::open(root.join(inside)).ok()
 }
 
-/// The current version of one file, read from `opened`: the one seen before when its length
-/// and modification time are unchanged (or its content is), else a new one.
+/// How many times a file that changed while it was read is read again before giving up.
+const READ_ATTEMPTS: usize = 3;
+
+/// The current version of one file, read from a descriptor `open` gives: the one seen before
+/// when its length and modification time are unchanged (or its content is), else a new one.
+/// A file that changed while it was read (another length or time after the read than before,
+/// or fewer or more bytes than its length) is opened and read again, a few times; then
+/// `None`, never bytes that were no version of the file. A file longer than `max_len` is not
+/// read.
 fn current(
-    seen: &mut HashMap<String, Seen>,
-    rules: &Rules,
+    folder: &Folder,
     prefix: &str,
     relative: &str,
-    mut opened: std::fs::File,
+    max_len: Option<u64>,
+    open: &dyn Fn() -> Option<std::fs::File>,
 ) -> Option<&'static EmbeddedFile> {
-    use std::io::Read;
-    let metadata = opened.metadata().ok()?;
-    if !metadata.is_file() {
-        return None;
+    for _ in 0..READ_ATTEMPTS {
+        let opened = open()?;
+        let stamp = stamp_of(&opened)?;
+        if max_len.is_some_and(|max| stamp.len > max) {
+            return None;
+        }
+        let known = folder
+            .versions()
+            .seen
+            .get(relative)
+            .filter(|known| known.stamp == stamp)
+            .map(|known| known.file);
+        if known.is_some() {
+            return known;
+        }
+        if let Some(bytes) = read_whole(opened, stamp) {
+            return Some(remember(folder, prefix, relative, stamp, bytes));
+        }
     }
-    let stamp = Stamp {
+    None
+}
+
+/// What a descriptor's metadata says now, if it is a regular file.
+fn stamp_of(opened: &std::fs::File) -> Option<Stamp> {
+    let metadata = opened.metadata().ok()?;
+    metadata.is_file().then(|| Stamp {
         len: metadata.len(),
         modified: metadata.modified().ok(),
-    };
-    if let Some(known) = seen.get(relative).filter(|known| known.stamp == stamp) {
-        return Some(known.file);
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(stamp.len).unwrap_or(0));
-    opened.read_to_end(&mut bytes).ok()?;
+    })
+}
+
+/// The whole file, if it is still what `stamp` says once read: exactly `stamp.len` bytes, and
+/// the same length and time after the read.
+fn read_whole(mut opened: std::fs::File, stamp: Stamp) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let len = usize::try_from(stamp.len).ok()?;
+    let mut bytes = Vec::with_capacity(len);
+    opened
+        .by_ref()
+        .take(stamp.len.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() == len && stamp_of(&opened) == Some(stamp)).then_some(bytes)
+}
+
+/// The version `bytes` make, the one seen before when its content and date are the same.
+/// Hashed before the lock is taken: two requests that read one new version at once both
+/// hash it, and the second finds the first's version and hands that out.
+fn remember(
+    folder: &Folder,
+    prefix: &str,
+    relative: &str,
+    stamp: Stamp,
+    bytes: Vec<u8>,
+) -> &'static EmbeddedFile {
+    let rules = &folder.rules;
     let digests = describe::digests(&bytes, rules.integrity);
     let hash = digests.hash.clone();
     let modified = rules.date.or_else(|| {
@@ -283,15 +343,19 @@ fn current(
             .flatten()
             .map(|since| since.as_secs())
     });
-    if let Some(known) = seen.get_mut(relative) {
-        if known.hash == hash && known.file.__info.modified == modified {
-            known.stamp = stamp;
-            return Some(known.file);
-        }
+    let mut versions = folder.versions();
+    if let Some(known) = versions.seen.get_mut(relative)
+        && known.hash == hash
+        && known.file.__info.modified == modified
+    {
+        known.stamp = stamp;
+        return known.file;
     }
     let file = version(prefix, relative, bytes, digests, modified);
-    seen.insert(relative.to_owned(), Seen { stamp, hash, file });
-    Some(file)
+    versions
+        .seen
+        .insert(relative.to_owned(), Seen { stamp, hash, file });
+    file
 }
 
 /// A new version of a file, kept for the life of the process (see the module docs).

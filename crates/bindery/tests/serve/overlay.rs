@@ -1,0 +1,201 @@
+//! A folder laid over the catalog (`bindery::overlay`): an override is served and the embedded
+//! file otherwise; escapes, links out, hidden and oversized files are refused; a file rewritten
+//! while requests read it always answers one whole version under its own ETag.
+
+use bindery::overlay::{Order, Overlay};
+use bindery::serve::{BuildError, ServeCatalog};
+use http::StatusCode;
+
+use crate::support::{GZIP, STATIC, get};
+
+fn service(overlay: Overlay) -> ServeCatalog {
+    ServeCatalog::builder(overlay.catalog())
+        .spa_fallback("index.html")
+        .overlay(overlay)
+        .build()
+        .expect("a valid setup")
+}
+
+fn on_disk(path: &str) -> Vec<u8> {
+    std::fs::read(format!("../../assets/fixtures/{path}")).expect("fixture")
+}
+
+#[tokio::test]
+async fn the_folder_first_replaces_files_and_the_catalog_answers_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("hello.txt"), "overridden\n").expect("write");
+    std::fs::write(dir.path().join("index.html"), "<p>custom app</p>").expect("write");
+    std::fs::write(dir.path().join("extra.css"), "body{}").expect("write");
+    let service = service(Overlay::new(&GZIP, dir.path()).expect("folder"));
+    let hello = get(&service, "/hello.txt", &[]).await;
+    assert_eq!(
+        (hello.status, &hello.body[..]),
+        (StatusCode::OK, &b"overridden\n"[..])
+    );
+    assert_eq!(hello.header("content-type"), "text/plain; charset=utf-8");
+    assert_eq!(hello.header("cache-control"), "no-cache");
+    assert_ne!(
+        hello.header("etag"),
+        GZIP.file("hello.txt").expect("embedded").etag()
+    );
+    let etag = hello.header("etag").to_owned();
+    let again = get(&service, "/hello.txt", &[("if-none-match", &etag)]).await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    let part = get(&service, "/hello.txt", &[("range", "bytes=0-3")]).await;
+    assert_eq!(&part.body[..], b"over");
+    assert_eq!(get(&service, "/app.js", &[]).await.body, on_disk("app.js"));
+    assert_eq!(get(&service, "/extra.css", &[]).await.body, &b"body{}"[..]);
+    // The SPA's page is the overlay's too.
+    let deep = get(&service, "/lookup/1.1.1.1", &[("accept", "text/html")]).await;
+    assert_eq!(&deep.body[..], b"<p>custom app</p>");
+}
+
+#[tokio::test]
+async fn the_catalog_first_only_fills_in_what_it_lacks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("hello.txt"), "overridden\n").expect("write");
+    std::fs::write(dir.path().join("extra.css"), "body{}").expect("write");
+    let overlay = Overlay::new(&STATIC, dir.path())
+        .expect("folder")
+        .order(Order::Last);
+    let service = service(overlay);
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.body,
+        on_disk("hello.txt")
+    );
+    assert_eq!(get(&service, "/extra.css", &[]).await.body, &b"body{}"[..]);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn escapes_links_out_hidden_excluded_and_oversized_files_are_never_served() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("custom");
+    std::fs::create_dir_all(folder.join("sub")).expect("mkdir");
+    std::fs::write(dir.path().join("secret.txt"), "SECRET").expect("write");
+    std::fs::write(folder.join(".env"), "SECRET").expect("write");
+    std::fs::write(folder.join("app.js.map"), "SECRET").expect("write");
+    std::fs::write(folder.join("big.bin"), vec![b'x'; 2048]).expect("write");
+    std::os::unix::fs::symlink(dir.path().join("secret.txt"), folder.join("hello.txt"))
+        .expect("link");
+    std::os::unix::fs::symlink(dir.path(), folder.join("sub/up")).expect("link");
+    let overlay = Overlay::new(&STATIC, &folder)
+        .expect("folder")
+        .exclude(["**/*.map"])
+        .max_file_size(1024);
+    let service = service(overlay);
+    for target in [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/sub/..%2f..%2fsecret.txt",
+        "/.env",
+        "/app.js.map",
+        "/big.bin",
+        "/sub/up/secret.txt",
+        "/hello.txt",
+    ] {
+        let reply = get(&service, target, &[]).await;
+        assert!(
+            !reply.body.windows(6).any(|window| window == b"SECRET"),
+            "{target}"
+        );
+        assert!(reply.body.len() < 2048, "{target}: the oversized file");
+    }
+    // A link out is no override: the embedded file answers.
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.body,
+        on_disk("hello.txt")
+    );
+}
+
+/// The ETag bindery gives these bytes: the first 128 bits of their BLAKE3 hash, quoted.
+fn etag_of(bytes: &[u8]) -> String {
+    format!("\"{}\"", &blake3::hash(bytes).to_hex()[..32])
+}
+
+/// Rewrites `path` with each of `versions` in turn until `stop`, by rename or in place.
+fn rewrite_until(
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    path: std::path::PathBuf,
+    versions: [Vec<u8>; 2],
+    in_place: bool,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut round = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let version = &versions[round % 2];
+            if in_place {
+                std::fs::write(&path, version).expect("write");
+            } else {
+                let staged = path.with_extension("tmp");
+                std::fs::write(&staged, version).expect("write");
+                std::fs::rename(&staged, &path).expect("rename");
+            }
+            round += 1;
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_file_replaced_during_reads_answers_one_whole_version_under_its_own_etag() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("data.json");
+    let versions = [vec![b'a'; 300_000], vec![b'b'; 200_000]];
+    std::fs::write(&path, &versions[0]).expect("write");
+    let service = service(Overlay::new(&STATIC, dir.path()).expect("folder"));
+    let embedded = on_disk("data.json");
+    for in_place in [false, true] {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = rewrite_until(stop.clone(), path.clone(), versions.clone(), in_place);
+        let mut seen = [0, 0];
+        for _ in 0..300 {
+            let reply = get(&service, "/data.json", &[]).await;
+            assert_eq!(reply.status, StatusCode::OK);
+            // Whatever was read, its ETag names exactly those bytes.
+            assert_eq!(
+                reply.header("etag"),
+                etag_of(&reply.body),
+                "in place: {in_place}"
+            );
+            match versions
+                .iter()
+                .position(|version| reply.body == version[..])
+            {
+                Some(index) => seen[index] += 1,
+                // Rewritten in place, a file passes through its truncation and partial writes,
+                // each a state it was in while nothing changed during the read: such a prefix
+                // may be answered (as by any server; replace files by rename), or, when it kept
+                // changing through every read, the embedded file. Replaced by rename it never
+                // is: every answer is one version or the other.
+                None => assert!(
+                    in_place
+                        && (reply.body == embedded
+                            || versions
+                                .iter()
+                                .any(|version| version.starts_with(&reply.body))),
+                    "bytes of no version (in place: {in_place}, {} bytes)",
+                    reply.body.len()
+                ),
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().expect("writer");
+        if !in_place {
+            assert!(
+                seen[0] > 0 && seen[1] > 0,
+                "both versions answered: {seen:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_overlay_of_another_catalog_is_refused_when_the_service_is_built() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let overlay = Overlay::new(&GZIP, dir.path()).expect("folder");
+    let error = ServeCatalog::builder(&STATIC)
+        .overlay(overlay)
+        .build()
+        .expect_err("another catalog");
+    assert!(matches!(error, BuildError::OverlayOfAnotherCatalog));
+}
