@@ -20,6 +20,13 @@ use std::path::Path;
 /// and cargo is told to rerun the script when one changes; an unset variable panics with the
 /// macro's message, which cargo shows as the build script's error.
 ///
+/// A folder inside `OUT_DIR` is the build script's own output (a Vite build run from
+/// `build.rs`): cargo is not told to watch it, since the script writes it on every run and a
+/// watched folder newer than the last run would rerun the script, and recompile the crate, on
+/// every `cargo build`. It still counts as tracked for the assembler, as whatever changes it
+/// reruns the script. Watch the front-end's sources instead
+/// (`cargo::rerun-if-changed=frontend/src`), as `examples/vite-app/build.rs` does.
+///
 /// In `build.rs`:
 ///
 /// ```
@@ -35,7 +42,8 @@ pub fn track(dir: impl AsRef<Path>) {
         println!("cargo::rerun-if-env-changed={variable}");
     }
     let dir = dir.as_path();
-    for line in track_lines(dir) {
+    let out_dir = std::env::var_os("OUT_DIR").map(std::path::PathBuf::from);
+    for line in track_lines(dir, out_dir.as_deref()) {
         println!("{line}");
     }
     // Tell the macro which folders are tracked: only files under them may enter through the
@@ -78,12 +86,25 @@ pub fn is_tracked(folder: &Path) -> bool {
     std::env::split_paths(&tracked).any(|dir| folder.starts_with(dir))
 }
 
-fn track_lines(dir: &Path) -> [String; 3] {
-    [
-        format!("cargo::rerun-if-changed={}", dir.display()),
-        "cargo::rerun-if-env-changed=BINDERY_CACHE_DIR".to_owned(),
-        "cargo::rerun-if-env-changed=CARGO_TARGET_DIR".to_owned(),
-    ]
+/// What `track` tells cargo: watch `dir` unless it lies inside `out_dir` (the build script's
+/// own output, see [`track`]), and the variables that move the build cache.
+fn track_lines(dir: &Path, out_dir: Option<&Path>) -> Vec<String> {
+    let is_output = out_dir.is_some_and(|out_dir| is_inside(dir, out_dir));
+    let watch = (!is_output).then(|| format!("cargo::rerun-if-changed={}", dir.display()));
+    watch
+        .into_iter()
+        .chain([
+            "cargo::rerun-if-env-changed=BINDERY_CACHE_DIR".to_owned(),
+            "cargo::rerun-if-env-changed=CARGO_TARGET_DIR".to_owned(),
+        ])
+        .collect()
+}
+
+/// Whether `dir` is `folder` or lies below it, comparing real paths where they exist (the
+/// folder may not have been written yet).
+fn is_inside(dir: &Path, folder: &Path) -> bool {
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    dir.starts_with(folder) || real(dir).starts_with(real(folder))
 }
 
 #[cfg(test)]
@@ -107,8 +128,32 @@ mod tests {
 
     #[test]
     fn names_the_folder_and_the_cache_variables() {
-        let lines = super::track_lines("assets/spa".as_ref());
+        let lines = super::track_lines("assets/spa".as_ref(), Some("/target/out".as_ref()));
         assert_eq!(lines[0], "cargo::rerun-if-changed=assets/spa");
         assert!(lines[1].ends_with("BINDERY_CACHE_DIR"));
+    }
+
+    #[test]
+    fn a_folder_the_build_script_writes_into_out_dir_is_not_watched() {
+        let out = tempfile::tempdir().expect("tempdir");
+        let dist = out.path().join("dist");
+        for dir in [dist.clone(), out.path().to_path_buf()] {
+            let lines = super::track_lines(&dir, Some(out.path()));
+            assert!(
+                lines.iter().all(|line| !line.contains("rerun-if-changed")),
+                "{dir:?}: {lines:?}"
+            );
+        }
+        // Written already, named through a link: still inside.
+        std::fs::create_dir(&dist).expect("mkdir");
+        let link = tempfile::tempdir().expect("tempdir");
+        let linked = link.path().join("out");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(out.path(), &linked).expect("link");
+            let lines = super::track_lines(&linked.join("dist"), Some(out.path()));
+            assert!(lines.iter().all(|line| !line.contains("rerun-if-changed")));
+        }
+        assert_eq!(super::track_lines(&dist, None).len(), 3);
     }
 }

@@ -202,3 +202,53 @@ fn without_a_build_script_packed_files_are_still_tracked_one_by_one() {
         "a no-op build compiled: {again}"
     );
 }
+
+/// A build script that "bundles" `frontend/` into `$OUT_DIR/dist`, as a Vite step does, and
+/// tracks the output folder with `track`, which must not make every build rerun it.
+const BUNDLE: &str = r#"
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=frontend");
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("dist");
+    std::fs::create_dir_all(&out).unwrap();
+    let source = std::fs::read_to_string("frontend/app.js").unwrap();
+    std::fs::write(out.join("app.js"), format!("/* bundled */ {source}")).unwrap();
+    bindery_codegen::track("$OUT_DIR/dist");
+}
+"#;
+
+const BUNDLED: &str = r#"
+static DIST: bindery::Catalog = bindery::embed!("$OUT_DIR/dist");
+
+fn main() {
+    print!("{}", String::from_utf8_lossy(&DIST.get("app.js").unwrap()));
+}
+"#;
+
+#[test]
+fn tracking_the_build_scripts_own_output_in_out_dir_makes_no_rebuild_loop() {
+    let extra = format!(
+        "[build-dependencies]\nbindery-codegen = {{ path = \"{}\" }}\n",
+        crate_path("bindery-codegen")
+    );
+    let project = Project::new("bindery_out_dir_tracking", &extra);
+    let cache = tempfile::tempdir().expect("cache");
+    let env = [("BINDERY_CACHE_DIR", cache.path())];
+    project.write("build.rs", BUNDLE);
+    project.write("src/main.rs", BUNDLED);
+    project.write("frontend/app.js", "one();");
+    project.build(&env);
+    assert_eq!(project.run(), "/* bundled */ one();");
+    for round in 0..2 {
+        let again = project.build(&env);
+        assert!(
+            !again.contains("Compiling"),
+            "no-op build {round} reran the build script or compiled:\n{again}"
+        );
+    }
+    // The front-end's sources are what is watched: an edit there rebuilds and re-embeds.
+    project.write("frontend/app.js", "two();");
+    let edited = project.build(&env);
+    assert!(project.compiled_itself(&edited), "{edited}");
+    assert_eq!(project.run(), "/* bundled */ two();");
+}
