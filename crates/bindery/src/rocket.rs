@@ -4,6 +4,8 @@
 //! fallback and the 404 page, no traversal). Rocket answers HEAD through the GET route and strips
 //! the body. A miss (no file, no 404 page of the catalog's, as the decision stage says) is
 //! forwarded, so the application's other routes and catchers see it.
+//! Security headers are Shield's on rocket: bindery leaves `X-Content-Type-Options` to it
+//! (Shield sends `nosniff` by default, and would warn on every response that already had it).
 //!
 //! ```no_run
 //! static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip");
@@ -98,11 +100,18 @@ impl RequestHead for Head<'_, '_> {
 
 /// The service's response as rocket's: status, headers (text only: rocket keeps them as
 /// strings) and the body, sized, read chunk by chunk.
+///
+/// `X-Content-Type-Options` is left to rocket's Shield, which sends `nosniff` on every
+/// response by default and logs a warning for each response that already has the header; an
+/// application that configures Shield decides it for bindery's answers as for its own.
 fn into_rocket<'r>(response: http::Response<Body>) -> rocket::Response<'r> {
     let (parts, body) = response.into_parts();
     let mut built = rocket::Response::build();
     built.status(Status::new(parts.status.as_u16()));
     for (name, value) in &parts.headers {
+        if name == http::header::X_CONTENT_TYPE_OPTIONS {
+            continue;
+        }
         if let Ok(value) = value.to_str() {
             built.raw_header_adjoin(name.as_str().to_owned(), value.to_owned());
         }

@@ -27,11 +27,17 @@ impl Drop for Server {
 
 /// Starts `binary` on a free loopback port and waits until it accepts connections.
 fn start(binary: &str) -> Server {
+    start_with(binary, Stdio::null(), "off")
+}
+
+/// [`start`], the program's standard output going to `stdout`, rocket logging at `log_level`.
+fn start_with(binary: &str, stdout: Stdio, log_level: &str) -> Server {
     let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
     let child = Command::new(binary)
         .env("BIND", address.to_string())
-        .env("ROCKET_LOG_LEVEL", "off")
-        .stdout(Stdio::null())
+        .env("ROCKET_LOG_LEVEL", log_level)
+        .env("ROCKET_CLI_COLORS", "false")
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .expect("the program starts");
@@ -214,6 +220,41 @@ fn actix_web() {
 #[test]
 fn rocket() {
     check("rocket", env!("CARGO_BIN_EXE_rocket"));
+}
+
+/// Rocket's default Shield sets `X-Content-Type-Options` itself and warns on every response
+/// that already has one: the adapter leaves that header to Shield, which still sends it.
+#[test]
+fn rocket_shield_sends_nosniff_and_warns_of_nothing() {
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let server = start_with(
+        env!("CARGO_BIN_EXE_rocket"),
+        Stdio::from(log.reopen().expect("log file")),
+        "normal",
+    );
+    for target in [
+        "/static/assets/app.js",
+        "/static/no/such/page",
+        "/static/missing.js",
+    ] {
+        let reply = request(&server, "GET", target, &[("accept", "text/html")]);
+        assert_eq!(
+            reply.header("x-content-type-options"),
+            Some("nosniff"),
+            "{target}: {}",
+            reply.status_line
+        );
+    }
+    drop(server);
+    let log = std::fs::read_to_string(log.path()).expect("log");
+    assert!(
+        log.contains("GET /static/assets/app.js"),
+        "rocket logged: {log}"
+    );
+    assert!(
+        !log.contains("Shield: response contains"),
+        "Shield warned:\n{log}"
+    );
 }
 
 #[test]
