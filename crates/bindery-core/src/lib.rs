@@ -20,6 +20,9 @@ pub mod describe;
 mod encoding;
 mod error;
 pub mod folder;
+#[cfg(feature = "glob")]
+#[cfg_attr(docsrs, doc(cfg(feature = "glob")))]
+pub mod glob;
 #[cfg(feature = "scan")]
 mod ignore_files;
 mod integrity;

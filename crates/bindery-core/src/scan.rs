@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 use crate::Error;
@@ -34,21 +34,7 @@ pub struct Filter {
     ignores: Option<Ignores>,
 }
 
-/// Compiles one glob the way [`Filter`] does, so callers can point at the faulty one.
-///
-/// ```
-/// assert!(bindery_core::scan::compile_glob("**/*.css").is_ok());
-/// assert!(bindery_core::scan::compile_glob("a[").is_err());
-/// ```
-pub fn compile_glob(pattern: &str) -> Result<Glob, Error> {
-    GlobBuilder::new(pattern)
-        .backslash_escape(true)
-        .build()
-        .map_err(|error| Error::Glob {
-            glob: pattern.to_owned(),
-            message: error.kind().to_string(),
-        })
-}
+pub use crate::glob::compile_glob;
 
 fn compile_set(patterns: &[String]) -> Result<GlobSet, Error> {
     let mut set = GlobSetBuilder::new();

@@ -9,10 +9,12 @@ use http::{HeaderValue, StatusCode};
 
 use super::bodies::Bodies;
 use super::budget::Budget;
+use super::build_error::BuildError;
 use super::cache::DecompressedCache;
 use super::cache_control::{self, NO_CACHE};
 use super::config::{Chosen, Config, Decompression};
 use super::inflate::Inflater;
+use super::path_headers::{self, PathHeaders};
 use super::prepared::Prepared;
 use super::service::ServeCatalog;
 use super::site::Site;
@@ -49,6 +51,7 @@ pub struct Builder {
     aliases: Vec<(String, String)>,
     policy: Option<Policy>,
     decompression: Decompression,
+    headers: path_headers::Given,
 }
 
 impl std::fmt::Debug for Builder {
@@ -87,46 +90,6 @@ impl ServeCatalog {
     }
 }
 
-/// Why [`Builder::build`] refused a setup.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// A setter named a file the catalog does not have.
-    #[error("{setting}: the catalog has no file {path:?}{}", suggestion(near))]
-    NoSuchFile {
-        /// The setter: `spa_fallback`, `not_found_file` or `alias`.
-        setting: &'static str,
-        /// The path it was given.
-        path: String,
-        /// The catalog's paths closest to it, nearest first (at most three).
-        near: Vec<String>,
-    },
-    /// An overlay laid over another catalog than the service's.
-    #[cfg(feature = "overlay")]
-    #[error("overlay: it lies over another catalog than the one this service serves")]
-    OverlayOfAnotherCatalog,
-    /// An alias that can never be asked for: not a catalog path.
-    #[error("alias: {alias:?} is not a catalog path (no `..`, `.` or empty segments, `\\`, NUL)")]
-    BadAlias {
-        /// The alias as given.
-        alias: String,
-    },
-}
-
-fn suggestion(near: &[String]) -> String {
-    match near {
-        [] => String::new(),
-        [one] => format!(" (did you mean {one:?}?)"),
-        more => format!(
-            " (did you mean one of {}?)",
-            more.iter()
-                .map(|path| format!("{path:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 impl Builder {
     /// The longest raw request path accepted unless told otherwise ([`max_path_len`](Self::max_path_len)).
     pub const DEFAULT_MAX_PATH_LEN: usize = super::config::DEFAULT_MAX_PATH_LEN;
@@ -140,6 +103,7 @@ impl Builder {
             aliases: Vec::new(),
             policy: None,
             decompression: Decompression::default(),
+            headers: Vec::new(),
         }
     }
 
@@ -260,6 +224,43 @@ impl Builder {
         self
     }
 
+    /// Adds `headers` to the answers for every file whose catalog path matches `glob` (the
+    /// build's glob syntax: `*` crosses `/`, `**` any depth): security headers, CORS, a
+    /// `Link` preload. Resolved per file when the service is built, not per request; sent with
+    /// 200, 206, 304 and the 404 page, not with errors. Several matching globs add up in the
+    /// order given, and a header that a later one names replaces the earlier one's values. A
+    /// bad glob, name or value, or a header the service writes itself (`Content-Type`, `ETag`,
+    /// `Cache-Control`: see [`cache_control`](Self::cache_control), …), is a [`BuildError`].
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE)
+    ///     .headers("**", [("strict-transport-security", "max-age=63072000")])
+    ///     .headers("*.html", [("content-security-policy", "default-src 'self'")])
+    ///     .headers("fonts/**", [("access-control-allow-origin", "*")])
+    ///     .build()
+    ///     .unwrap();
+    /// let page = service.respond(&http::Request::get("/index.html").body(()).unwrap());
+    /// assert_eq!(page.headers()["content-security-policy"], "default-src 'self'");
+    /// assert_eq!(page.headers()["strict-transport-security"], "max-age=63072000");
+    ///
+    /// let owned = bindery::serve::ServeCatalog::builder(&SITE).headers("**", [("etag", "\"x\"")]);
+    /// assert!(owned.build().unwrap_err().to_string().contains("writes it itself"));
+    /// ```
+    pub fn headers<I, N, V>(mut self, glob: &str, headers: I) -> Self
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let headers = headers
+            .into_iter()
+            .map(|(name, value)| (name.as_ref().to_owned(), value.as_ref().to_owned()))
+            .collect();
+        self.headers.push((glob.to_owned(), headers));
+        self
+    }
+
     /// How gzip-stored files are decompressed for clients without gzip, and the byte budget
     /// of heap bodies: see [`Decompression`].
     pub fn decompression(mut self, settings: Decompression) -> Self {
@@ -336,6 +337,8 @@ impl Builder {
         }
         aliases.sort_by(|left, right| left.0.cmp(&right.0));
         self.config.aliases = aliases;
+        let given = std::mem::take(&mut self.headers);
+        self.config.path_headers = Arc::new(PathHeaders::compile(given)?);
         Ok(self.assemble())
     }
 
@@ -374,7 +377,10 @@ impl Builder {
             catalog
                 .files()
                 .iter()
-                .map(|file| Prepared::new(file, policy))
+                .map(|file| {
+                    let extra = self.config.path_headers.for_path(file.path());
+                    Prepared::new(file, policy, extra)
+                })
                 .collect()
         };
         let settings = self.decompression;

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode};
 
+use super::path_headers::PathHeaders;
+
 /// The longest raw request path accepted unless the builder is told otherwise.
 pub(crate) const DEFAULT_MAX_PATH_LEN: usize = 2048;
 
@@ -39,6 +41,8 @@ pub(crate) struct Config {
     pub(crate) max_path_len: usize,
     /// What error answers carry; `None`: nothing.
     pub(crate) error_body: Option<ErrorBody>,
+    /// Headers added by path ([`Builder::headers`](super::Builder::headers)).
+    pub(crate) path_headers: Arc<PathHeaders>,
     /// A folder laid over the catalog.
     #[cfg(feature = "overlay")]
     pub(crate) overlay: Option<crate::overlay::Overlay>,
@@ -70,6 +74,7 @@ impl Default for Config {
             index_file: "index.html".to_owned(),
             max_path_len: DEFAULT_MAX_PATH_LEN,
             error_body: None,
+            path_headers: Arc::default(),
             #[cfg(feature = "overlay")]
             overlay: None,
         }

@@ -42,6 +42,7 @@
 mod bodies;
 mod body;
 mod budget;
+mod build_error;
 mod builder;
 mod cache;
 pub mod cache_control;
@@ -56,6 +57,7 @@ mod multipart;
 mod not_found;
 mod outcome;
 mod path;
+mod path_headers;
 mod prepared;
 mod range;
 mod response;
@@ -65,7 +67,8 @@ mod site;
 pub use body::Body;
 #[cfg(feature = "rocket")]
 pub(crate) use budget::Lease;
-pub use builder::{BuildError, Builder};
+pub use build_error::BuildError;
+pub use builder::Builder;
 pub use config::Decompression;
 pub use head::RequestHead;
 pub use not_found::NotFoundService;

@@ -1,6 +1,6 @@
 //! Per-file header values computed once when the service is built, never per request.
 
-use http::HeaderValue;
+use http::{HeaderName, HeaderValue};
 
 use crate::{EmbeddedFile, Encoding};
 
@@ -41,12 +41,15 @@ pub(crate) struct Prepared {
     /// Every encoded representation, smallest first (ties in [`Encoding::ALL`] order), so the
     /// first of the best q-value is the smallest.
     pub representations: Box<[Representation]>,
+    /// Headers added by path ([`Builder::headers`](super::Builder::headers)), in order.
+    pub extra: Box<[(HeaderName, HeaderValue)]>,
 }
 
 impl Prepared {
     pub(crate) fn new(
         file: &'static EmbeddedFile,
         cache_control: &dyn Fn(&EmbeddedFile) -> HeaderValue,
+        extra: Box<[(HeaderName, HeaderValue)]>,
     ) -> Self {
         let text = |value: &'static str| {
             HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
@@ -62,6 +65,7 @@ impl Prepared {
             cache_control: cache_control(file),
             identity_len: HeaderValue::from(file.len()),
             representations: representations(file),
+            extra,
         }
     }
 }

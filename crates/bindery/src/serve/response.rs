@@ -105,6 +105,10 @@ fn file_response(
     if !prepared.representations.is_empty() {
         out.insert(VARY, HeaderValue::from_static("accept-encoding"));
     }
+    // Kept on a 304 too: a cache that revalidates keeps what the 200 said.
+    for (name, value) in &prepared.extra {
+        out.append(name.clone(), value.clone());
+    }
     let part = match selection {
         Selection::Part(part) => part,
         Selection::Refused(refusal) => {

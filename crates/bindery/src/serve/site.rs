@@ -79,7 +79,11 @@ impl Site {
     fn made_for(&self, file: &'static EmbeddedFile) -> Target<'_> {
         let no_cache = |_: &EmbeddedFile| HeaderValue::from_static(NO_CACHE);
         Target {
-            prepared: Headers::Disk(Box::new(Prepared::new(file, &no_cache))),
+            prepared: Headers::Disk(Box::new(Prepared::new(
+                file,
+                &no_cache,
+                self.config.path_headers.for_path(file.path()),
+            ))),
             index: None,
             by_fingerprint: false,
         }

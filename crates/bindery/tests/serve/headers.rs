@@ -188,3 +188,85 @@ fn only_hash_like_name_parts_count_as_fingerprints() {
         assert!(!has_content_hash(plain), "{plain}");
     }
 }
+
+/// A service with per-path headers over the gzip catalog, whose 404 page is `index.html`.
+fn with_path_headers() -> ServeCatalog {
+    ServeCatalog::builder(&GZIP)
+        .not_found_file("index.html")
+        .headers("**", [("strict-transport-security", "max-age=600")])
+        .headers(
+            "*.html",
+            [("content-security-policy", "default-src 'self'")],
+        )
+        .headers(
+            "*.js",
+            [("access-control-allow-origin", "*"), ("link", "</a>")],
+        )
+        .headers("app.js", [("link", "</b>"), ("link", "</c>")])
+        .build()
+        .expect("valid headers")
+}
+
+#[tokio::test]
+async fn per_path_headers_go_with_every_representation_of_the_file_and_with_its_304() {
+    let service = with_path_headers();
+    for request in [
+        &[][..],
+        &[("accept-encoding", "gzip")][..],
+        &[("range", "bytes=0-3")][..],
+        &[("range", "bytes=0-1,4-5")][..],
+    ] {
+        let reply = get(&service, "/app.js", request).await;
+        assert!(reply.status.is_success(), "{request:?}: {}", reply.status);
+        assert_eq!(reply.header("strict-transport-security"), "max-age=600");
+        assert_eq!(reply.header("access-control-allow-origin"), "*");
+        // The narrower rule given last replaced `Link`, keeping both of its own values.
+        let links: Vec<_> = reply.headers.get_all("link").iter().collect();
+        assert_eq!(links, ["</b>", "</c>"], "{request:?}");
+        assert!(reply.headers.get("content-security-policy").is_none());
+    }
+    let etag = GZIP.file("app.js").expect("file").etag();
+    let revalidated = get(&service, "/app.js", &[("if-none-match", etag)]).await;
+    assert_eq!(revalidated.status, StatusCode::NOT_MODIFIED);
+    assert_eq!(revalidated.header("access-control-allow-origin"), "*");
+}
+
+#[tokio::test]
+async fn the_404_page_has_its_own_headers_and_errors_have_none() {
+    let service = with_path_headers();
+    let missing = get(&service, "/no/such/page", &[]).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        missing.header("content-security-policy"),
+        "default-src 'self'"
+    );
+    let refused = get(&service, "/../secret", &[]).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(refused.headers.get("strict-transport-security").is_none());
+    let failed = get(&service, "/app.js", &[("if-match", "\"other\"")]).await;
+    assert_eq!(failed.status, StatusCode::PRECONDITION_FAILED);
+    assert!(failed.headers.get("access-control-allow-origin").is_none());
+}
+
+#[test]
+fn headers_the_service_writes_or_cannot_send_are_refused_when_it_is_built() {
+    use bindery::serve::BuildError;
+    for (glob, name, value) in [
+        ("**", "content-type", "text/plain"),
+        ("**", "Cache-Control", "no-store"),
+        ("**", "bad name", "x"),
+        ("**", "x-ok", "bad\r\nvalue"),
+    ] {
+        let error = ServeCatalog::builder(&GZIP)
+            .headers(glob, [(name, value)])
+            .build()
+            .expect_err(name);
+        assert!(matches!(error, BuildError::BadHeader { .. }), "{error}");
+        assert!(error.to_string().contains(name), "{error}");
+    }
+    let error = ServeCatalog::builder(&GZIP)
+        .headers("{a,", [("x-a", "1")])
+        .build()
+        .expect_err("glob");
+    assert!(matches!(error, BuildError::BadGlob { .. }), "{error}");
+}

@@ -199,3 +199,20 @@ fn an_overlay_of_another_catalog_is_refused_when_the_service_is_built() {
         .expect_err("another catalog");
     assert!(matches!(error, BuildError::OverlayOfAnotherCatalog));
 }
+
+#[tokio::test]
+async fn files_from_the_folder_get_the_per_path_headers_of_their_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("fresh.css"), "a{}").expect("write");
+    let overlay = Overlay::new(&STATIC, dir.path()).expect("folder");
+    let service = ServeCatalog::builder(&STATIC)
+        .headers("*.css", [("access-control-allow-origin", "*")])
+        .overlay(overlay)
+        .build()
+        .expect("a valid setup");
+    for path in ["/fresh.css", "/style.css"] {
+        let reply = get(&service, path, &[]).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert_eq!(reply.header("access-control-allow-origin"), "*", "{path}");
+    }
+}

@@ -11,6 +11,7 @@ async fn main() -> std::io::Result<()> {
         .mounted_at("/static")
         .spa_fallback("index.html")
         .not_found_file("404.html")
+        .headers("**", [("referrer-policy", "no-referrer")])
         .build()
         .map_err(std::io::Error::other)?;
     let address = std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".to_owned());

@@ -18,6 +18,7 @@ async fn main() -> std::io::Result<()> {
         .mounted_at("/static")
         .spa_fallback("index.html")
         .not_found_file("404.html")
+        .headers("**", [("referrer-policy", "no-referrer")])
         .build()
         .map_err(std::io::Error::other)?;
     // `nest_no_strip`: the catalog sees the whole path, as its mount point expects.

@@ -16,6 +16,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .mounted_at("/static")
         .spa_fallback("index.html")
         .not_found_file("404.html")
+        .headers("**", [("referrer-policy", "no-referrer")])
         .build()?;
     let address: std::net::SocketAddr = std::env::var("BIND")
         .unwrap_or_else(|_| "127.0.0.1:8080".to_owned())

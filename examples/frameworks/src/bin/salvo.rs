@@ -19,6 +19,7 @@ async fn main() {
         .mounted_at("/static")
         .spa_fallback("index.html")
         .not_found_file("404.html")
+        .headers("**", [("referrer-policy", "no-referrer")])
         .build()
         .expect("the site has index.html and 404.html");
     // The catalog takes any request body; salvo's own is the one it hands over.

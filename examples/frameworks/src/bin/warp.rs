@@ -12,6 +12,7 @@ async fn main() -> std::io::Result<()> {
         .mounted_at("/static")
         .spa_fallback("index.html")
         .not_found_file("404.html")
+        .headers("**", [("referrer-policy", "no-referrer")])
         .build()
         .map_err(std::io::Error::other)?;
     let ping = warp::path!("api" / "ping").map(|| "pong");

@@ -94,6 +94,12 @@ fn conditional_and_head(
     );
     assert_eq!(ok.header("etag"), Some(script.etag()), "{framework}");
     assert_eq!(ok.body, identity("assets/app.js"), "{framework}");
+    // The program's per-path headers, through every adapter, on a 304 too.
+    assert_eq!(
+        ok.header("referrer-policy"),
+        Some("no-referrer"),
+        "{framework}"
+    );
 
     let head = request(server, "HEAD", url, &[]);
     assert_eq!(head.status, 200, "{framework}: HEAD");
@@ -106,6 +112,11 @@ fn conditional_and_head(
 
     let not_modified = request(server, "GET", url, &[("if-none-match", script.etag())]);
     assert_eq!(not_modified.status, 304, "{framework}: If-None-Match");
+    assert_eq!(
+        not_modified.header("referrer-policy"),
+        Some("no-referrer"),
+        "{framework}: 304"
+    );
     let failed = request(server, "GET", url, &[("if-match", "\"x\"")]);
     assert_eq!(failed.status, 412, "{framework}: If-Match");
 }

@@ -1,0 +1,60 @@
+//! Why [`Builder::build`](super::Builder::build) refused a setup: one type for every setter it
+//! checks.
+
+/// Why [`Builder::build`](super::Builder::build) refused a setup.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A setter named a file the catalog does not have.
+    #[error("{setting}: the catalog has no file {path:?}{}", suggestion(near))]
+    NoSuchFile {
+        /// The setter: `spa_fallback`, `not_found_file` or `alias`.
+        setting: &'static str,
+        /// The path it was given.
+        path: String,
+        /// The catalog's paths closest to it, nearest first (at most three).
+        near: Vec<String>,
+    },
+    /// An overlay laid over another catalog than the service's.
+    #[cfg(feature = "overlay")]
+    #[error("overlay: it lies over another catalog than the one this service serves")]
+    OverlayOfAnotherCatalog,
+    /// A glob given to [`Builder::headers`](super::Builder::headers) that does not compile.
+    #[error("headers: the glob {glob:?} is not valid: {message}")]
+    BadGlob {
+        /// The glob as given.
+        glob: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A header given to [`Builder::headers`](super::Builder::headers) that cannot be sent as it is.
+    #[error("headers for {glob:?}: {name:?}: {reason}")]
+    BadHeader {
+        /// The glob it was given for.
+        glob: String,
+        /// The header's name as given.
+        name: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An alias that can never be asked for: not a catalog path.
+    #[error("alias: {alias:?} is not a catalog path (no `..`, `.` or empty segments, `\\`, NUL)")]
+    BadAlias {
+        /// The alias as given.
+        alias: String,
+    },
+}
+
+fn suggestion(near: &[String]) -> String {
+    match near {
+        [] => String::new(),
+        [one] => format!(" (did you mean {one:?}?)"),
+        more => format!(
+            " (did you mean one of {}?)",
+            more.iter()
+                .map(|path| format!("{path:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
