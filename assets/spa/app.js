@@ -153,6 +153,15 @@ function drawChart(bars) {
 async function loadStats() {
   try {
     const response = await fetch("/metrics");
+    if (response.status === 404) {
+      // The server keeps its figures private unless started with --public-metrics.
+      setText("#db-mode", null);
+      setText("#db-type", null);
+      drawChart([]);
+      setText("#stats-time", "This server keeps its figures private: start it with --public-metrics to see them here.");
+      return;
+    }
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const samples = parseMetrics(await response.text());
     const find = (name, key, value) =>
       samples.find((sample) => sample.name === name && (!key || sample.labels[key] === value));

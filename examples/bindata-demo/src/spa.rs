@@ -15,42 +15,42 @@
     pub static SPA: ::bindery::Catalog = {
         const FILES: &[::bindery::EmbeddedFile] = &[
             ::bindery::EmbeddedFile {
-                __name: "app.js\"92fa968715bd8a43966f66c7d4963d59\"",
+                __name: "app.js\"04cb734440eb17f24f098b39c3310998\"",
                 __start: 0,
-                __len: 3307,
+                __len: 3437,
                 __info: &::bindery::__private_v3::Info {
                     data: ::core::include_bytes!(
-                        "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-9.gz"
+                        "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-9.gz"
                     ),
                     mime: "text/javascript",
                     content_type: "text/javascript; charset=utf-8",
-                    len: ::core::option::Option::Some(8603),
+                    len: ::core::option::Option::Some(9016),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"92fa968715bd8a43966f66c7d4963d59-gz\"",
+                        "\"04cb734440eb17f24f098b39c3310998-gz\"",
                     ),
                     variants: {
                         const VARIANTS: &[::bindery::__private_v3::Encoded] = &[
                             ::bindery::__private_v3::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-11.br"
+                                    "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-11.br"
                                 ),
-                                etag: "\"92fa968715bd8a43966f66c7d4963d59-br\"",
+                                etag: "\"04cb734440eb17f24f098b39c3310998-br\"",
                             },
                             ::bindery::__private_v3::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/92fa968715bd8a43966f66c7d4963d59d166930856a3e9f642fdc9c0eaa37f7f-19.zst"
+                                    "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-19.zst"
                                 ),
-                                etag: "\"92fa968715bd8a43966f66c7d4963d59-zst\"",
+                                etag: "\"04cb734440eb17f24f098b39c3310998-zst\"",
                             },
                         ];
                         VARIANTS
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: b"fn>\x13\x98CU\x1B\x96\xFE\\\x1A|\x0F\x01\xA4\xCF\xE7\xC0c\x1DliF\xC7\x14\xBFu\xA3\x02_\xEF",
-                __integrity: "sha384-DXmZtvQB6w/WM1dh1E6oxMbGa7wQt55l9HbCq/NpXKfM1HbRcqSJPHVwcUbRtkqr",
+                __sha256: b"\xC97\xCB\xAC4J\xDFh\xB7\x03\x04\xC8f\xDE,\x9AiVh7t\xAC\xC0<\x85l\x92\xA7:;\xD3\x96",
+                __integrity: "sha384-lhC+C+iOmha6AZeaZIAolGRZdfCflGMSewVFhIcBDZ89GBEp2VLQL8PStyPbmpC0",
             },
             ::bindery::EmbeddedFile {
                 __name: "favicon.svg\"b86e34ce25305d1adde3ff03815d2fd7\"",

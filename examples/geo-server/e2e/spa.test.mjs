@@ -17,14 +17,17 @@ const binary = process.env.GEO_SERVER_BIN ?? join(workspace, "target/debug/geo-s
 const artifacts = join(workspace, "target/e2e");
 const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
-let server;
+const servers = [];
 let base;
+let privateBase;
 let browser;
 
-/** Starts the server on a free port; resolves with its base URL from the "listening" log line. */
-function startServer() {
+/** Starts the server on a free port with `flags`; resolves with its base URL from the
+ * "listening" log line. */
+function startServer(flags = []) {
   return new Promise((resolvePromise, reject) => {
-    server = spawn(binary, ["--addr", "127.0.0.1:0"], { env: { ...process.env, NO_COLOR: "1" } });
+    const server = spawn(binary, ["--addr", "127.0.0.1:0", ...flags], { env: { ...process.env, NO_COLOR: "1" } });
+    servers.push(server);
     server.on("error", reject);
     server.on("exit", (code) => reject(new Error(`geo-server exited early (${code})`)));
     createInterface({ input: server.stdout }).on("line", (line) => {
@@ -35,7 +38,9 @@ function startServer() {
 }
 
 before(async () => {
-  base = await startServer();
+  // The memory view reads /metrics, which a server shows only when told to.
+  base = await startServer(["--public-metrics"]);
+  privateBase = await startServer();
   browser = await chromium.launch({
     executablePath: chromiumPath,
     args: [
@@ -53,8 +58,10 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  server?.removeAllListeners("exit");
-  server?.kill("SIGTERM");
+  for (const server of servers) {
+    server.removeAllListeners("exit");
+    server.kill("SIGTERM");
+  }
 });
 
 /** A new page that records console errors and uncaught exceptions. */
@@ -130,6 +137,17 @@ test("the memory view charts the server's figures", async () => {
   assert.ok(labels.some((label) => label.includes("file-backed")), labels.join(" | "));
   await page.screenshot({ path: join(artifacts, "spa-stats.png") });
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the memory view of a server that keeps its figures private says so", async () => {
+  const { page, problems } = await openPage();
+  await page.goto(privateBase + "/stats");
+  await page.waitForFunction(() => document.querySelector("#stats-time").textContent.includes("private"));
+  assert.equal(await page.textContent("#db-mode"), "—");
+  assert.equal(await page.locator("#chart rect").count(), 0);
+  // The one thing logged is the browser's own line for the 404 the page asked for.
+  assert.deepEqual(problems.filter((problem) => !problem.includes("404")), []);
   await page.close();
 });
 
