@@ -29,6 +29,10 @@ pub struct Args {
 
 /// Seconds caches may keep `/geo` answers in this run: short, so expiry can be observed.
 const MAX_AGE: u64 = 2;
+/// The address nginx connects to the replicas from (`proxy_bind`): the one proxy they trust.
+/// Clients are other 127.0.0.x addresses, so trusting all of loopback would make every hop
+/// trusted and the client unknown.
+const PROXY_SOURCE: &str = "127.0.0.2";
 
 /// Addresses asked through the proxy, each several times from several clients.
 const ADDRESSES: [&str; 8] = [
@@ -65,7 +69,10 @@ fn get(
 fn start_replica(binary: &Path) -> anyhow::Result<(Child, SocketAddr)> {
     let (child, address) = spawn_server(
         Command::new(binary)
-            .args(["--addr", "127.0.0.1:0", "--trust-proxy"])
+            .args(["--addr", "127.0.0.1:0"])
+            .args(["--trust-proxy", &format!("{PROXY_SOURCE}/32")])
+            // The origin counts are read from each replica's own `/metrics`.
+            .arg("--public-metrics")
             .args(["--log", "warn,geo_server=info"])
             .args(["--geo-max-age", &MAX_AGE.to_string()])
             .env("NO_COLOR", "1"),
@@ -90,6 +97,7 @@ fn nginx_config(dir: &Path, port: u16, replicas: &[SocketAddr]) -> String {
              server {{\n        listen 127.0.0.1:{port};\n\
                  location / {{\n\
                      proxy_pass http://replicas;\n\
+                     proxy_bind {PROXY_SOURCE};\n\
                      proxy_http_version 1.1;\n\
                      proxy_set_header Connection \"\";\n\
                      # The proxy's own view of the client, never what the client claims.\n\
