@@ -96,10 +96,10 @@ async fn main() {
             let app = poem::Route::new()
                 .nest("/re", EmbeddedFilesEndpoint::<Upstream>::new())
                 .nest("/be", EmbeddedFilesEndpoint::<Bindery>::new());
-            // poem binds by address: the port is free again once this listener is dropped.
-            drop(listener);
-            let listener = poem::listener::TcpListener::bind(address);
-            poem::Server::new(listener).run(app).await.expect("poem");
+            // The listener already bound (and announced): dropping it to bind again by
+            // address would reset connections made in between.
+            let acceptor = poem::listener::TcpAcceptor::from_std(listener).expect("acceptor");
+            poem::Server::new_with_acceptor(acceptor).run(app).await.expect("poem");
         }
         "salvo" => {
             use salvo::prelude::*;
@@ -107,8 +107,8 @@ async fn main() {
             let router = Router::new()
                 .push(Router::with_path("re/{**path}").get(static_embed::<Upstream>()))
                 .push(Router::with_path("be/{**path}").get(static_embed::<Bindery>()));
-            drop(listener);
-            let acceptor = salvo::conn::TcpListener::new(address).bind().await;
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            let acceptor = salvo::conn::tcp::TcpAcceptor::try_from(listener).expect("acceptor");
             Server::new(acceptor).serve(router).await;
         }
         "axum-embed" => {
@@ -145,11 +145,18 @@ fn write_site(project: &Project) {
     project.write("templates/partials/footer.hbs", "-- {{name}}\n");
 }
 
-/// The interop crate, built once for every test here.
-fn built() -> &'static (Project, std::path::PathBuf) {
-    static BUILT: std::sync::OnceLock<(Project, std::path::PathBuf)> = std::sync::OnceLock::new();
-    BUILT.get_or_init(|| {
-        let project = Project::new("bindery_rust_embed_crates", MANIFEST);
+/// The interop crate for the test `which`, built once per process. Each test has a crate of its
+/// own name: nextest runs every test in a process of its own, and crates of one name would
+/// share one binary in the shared target folder, rebuilt by one test while another runs it.
+fn built(which: &str) -> &'static (Project, std::path::PathBuf) {
+    type Built = std::collections::BTreeMap<String, &'static (Project, std::path::PathBuf)>;
+    static BUILT: std::sync::Mutex<Built> = std::sync::Mutex::new(Built::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    built.entry(which.to_owned()).or_insert_with(|| {
+        let name = format!("bindery_rust_embed_{}", which.replace('-', "_"));
+        let project = Project::new(&name, MANIFEST);
         project.write("src/main.rs", MAIN);
         write_site(&project);
         // These crates are not the workspace's: let cargo fetch them (the crates registry is
@@ -165,7 +172,7 @@ fn built() -> &'static (Project, std::path::PathBuf) {
             String::from_utf8_lossy(&output.stderr)
         );
         let binary = project.binary();
-        (project, binary)
+        Box::leak(Box::new((project, binary)))
     })
 }
 
@@ -183,7 +190,7 @@ impl Drop for Server {
 }
 
 fn start(which: &str) -> Server {
-    let (project, binary) = built();
+    let (project, binary) = built(which);
     let mut child = Command::new(binary)
         .arg(which)
         .current_dir(project.path())
@@ -305,7 +312,7 @@ fn handlebars_loads_the_same_templates_through_a_bindery_type() {
     ) {
         return;
     }
-    let (project, _) = built();
+    let (project, _) = built("handlebars");
     let output = project.run_with(&["handlebars"]);
     let lines: Vec<&str> = output.lines().collect();
     assert_eq!(lines.len(), 2, "{output}");
