@@ -222,10 +222,16 @@ pub fn chart(document: &Document) -> String {
     let mut y = top;
     for (target, rows) in &groups {
         let connections = rows.first().map_or(0, |(case, _)| case.connections);
+        // A target that names its connections already ("17 MiB, 50 connections") says it once.
+        let head = if target.contains("connections") {
+            (*target).to_owned()
+        } else {
+            format!("{target} ({connections} connections)")
+        };
         svg.push_str(&format!(
-            "<text x=\"10\" y=\"{:.0}\" font-weight=\"bold\">{} ({connections} connections)</text>\n",
+            "<text x=\"10\" y=\"{:.0}\" font-weight=\"bold\">{}</text>\n",
             y + 16.0,
-            xml_escape(target)
+            xml_escape(&head)
         ));
         y += GROUP_HEAD;
         for (case, sample) in rows {
