@@ -117,7 +117,7 @@ fn soak(
         ensure!(output.status.success(), "wrk failed: {text}");
         samples.push(text);
         clients.stop();
-        settled.push(server.settled_kib()?);
+        settled.push(server.settled_kib(&stretch.to_string())?);
     }
     let mut report = Report {
         which,

@@ -118,7 +118,10 @@ impl Server {
     /// memory back), so what remains is what the server holds besides the cache. Private RSS
     /// (`RssAnon`: heap, stacks; the mapped database's pages come and go) less the cache's
     /// bytes, in KiB, and the heap the server's allocator counts as in use, in KiB.
-    pub fn settled_kib(&self) -> anyhow::Result<(f64, f64)> {
+    /// The process's `/proc/PID/smaps` at that moment and `status` are kept as
+    /// `target/bench/soak-smaps-{label}.txt` and `soak-status-{label}.txt`,
+    /// so that a change can be read by mapping.
+    pub fn settled_kib(&self, label: &str) -> anyhow::Result<(f64, f64)> {
         std::thread::sleep(Duration::from_secs(3));
         let landed =
             || self.reloads.load(Ordering::Relaxed) + self.refusals.load(Ordering::Relaxed);
@@ -140,6 +143,15 @@ impl Server {
         let cache = read("geo_answer_cache_bytes")?;
         let heap = read("geo_heap_in_use_bytes")? - cache;
         let rss = status_kib(self.pid, "RssAnon")? as f64 - cache / 1024.0;
+        std::fs::create_dir_all("target/bench")?;
+        std::fs::copy(
+            format!("/proc/{}/smaps", self.pid),
+            format!("target/bench/soak-smaps-{label}.txt"),
+        )?;
+        std::fs::copy(
+            format!("/proc/{}/status", self.pid),
+            format!("target/bench/soak-status-{label}.txt"),
+        )?;
         Ok((rss, heap / 1024.0))
     }
 
