@@ -22,7 +22,7 @@ mod embed;
 mod error;
 
 pub use cli::run;
-pub use embed::{EmbedArgs, Outcome, embed};
+pub use embed::{EmbedArgs, FolderArgs, Outcome, embed};
 pub use error::Error;
 
 #[doc = include_str!("../README.md")]

@@ -41,7 +41,7 @@ pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
     is_compiled_in,
 };
-pub use manifest::{Entry, Manifest, Stored, Variant};
+pub use manifest::{Entry, Folder, Manifest, Stored, Variant};
 pub use options::{
     DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Modified, Options, Progress, Rules,
     parse_large_threshold, parse_size,

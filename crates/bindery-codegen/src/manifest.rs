@@ -28,6 +28,9 @@ pub struct Manifest {
     pub large_threshold: Option<u64>,
     /// The rules the folder was scanned with, which dev mode applies again at run time.
     pub rules: Rules,
+    /// The catalog's further folders ([`Options::folder`](crate::Options::folder)), in the
+    /// order given; `root`, `prefix` and `rules` above are the first folder's.
+    pub more_folders: Vec<Folder>,
     /// The small raw files' bytes in one blob, when [`Options::pack`](crate::Options::pack) asked.
     pub pack: Option<crate::pack::Pack>,
     /// Whether the macro's expansion names each source it holds through a copy (packed files
@@ -43,6 +46,17 @@ pub struct Manifest {
     /// Whether each file is also served under its fingerprinted name
     /// ([`Entry::fingerprinted`]).
     pub fingerprint: bool,
+}
+
+/// A further folder of a catalog of several: where it is, its prefix, and its rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folder {
+    /// The folder that was scanned, as given.
+    pub root: PathBuf,
+    /// The normalised prefix put before its paths (`""` or ending in `/`).
+    pub prefix: String,
+    /// The rules it was scanned with.
+    pub rules: Rules,
 }
 
 /// One file of a [`Manifest`].
@@ -111,6 +125,31 @@ pub enum Stored {
         /// Strong ETag of the gzip representation, distinct from the entry's ETag.
         etag: String,
     },
+}
+
+impl Manifest {
+    /// The prefix the catalog reports (`Catalog::prefix`): the first folder's, or for several
+    /// folders the leading folders their prefixes share (`""` when none).
+    ///
+    /// ```
+    /// use bindery_codegen::Options;
+    /// let manifest = Options::new("../../assets/fixtures").prefix("static/a")
+    ///     .folder(Options::new("../../assets/spa").prefix("static/b"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(manifest.catalog_prefix(), "static/");
+    /// ```
+    pub fn catalog_prefix(&self) -> String {
+        let mut shared = self.prefix.as_str();
+        for folder in &self.more_folders {
+            while !folder.prefix.starts_with(shared) {
+                // Drop the last folder of `shared` ("a/b/" → "a/").
+                let trimmed = &shared[..shared.len() - 1];
+                shared = trimmed.rfind('/').map_or("", |slash| &shared[..=slash]);
+            }
+        }
+        shared.to_owned()
+    }
 }
 
 impl Entry {

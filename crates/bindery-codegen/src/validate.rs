@@ -41,6 +41,9 @@ pub struct Problem {
     pub concern: Concern,
     /// What is wrong, in the wording every front door shows.
     pub error: Error,
+    /// Which folder's settings: 0 for the first (and the whole catalog's), `n` for the `n`th
+    /// added with [`Options::folder`].
+    pub folder: usize,
 }
 
 impl Options {
@@ -67,17 +70,32 @@ impl Options {
     /// ```
     pub fn validate(&self) -> Result<(), Vec<Problem>> {
         let mut problems = Vec::new();
-        let mut push = |concern, error| problems.push(Problem { concern, error });
+        for (folder, part) in self.parts().iter().enumerate() {
+            let mut push = |concern, error| {
+                problems.push(Problem {
+                    concern,
+                    error,
+                    folder,
+                })
+            };
+            if folder == 0 {
+                part.catalog_problems(&mut push);
+            } else {
+                whole_catalog_settings(&self.folders[folder - 1], &mut push);
+            }
+            part.folder_problems(&mut push);
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The problems of the settings each folder has its own of, and of the folder itself.
+    fn folder_problems(&self, push: &mut dyn FnMut(Concern, Error)) {
         if let Err(error) = normalise_prefix(&self.prefix) {
             push(Concern::of("prefix"), error);
-        }
-        if self.level > 9 {
-            push(Concern::of("level"), Error::Level { level: self.level });
-        }
-        for index in 0..self.precompress.len() {
-            if let Some(error) = precompress_problem(&self.precompress, index) {
-                push(Concern::item("precompress", index), error);
-            }
         }
         for (name, globs) in [
             ("include", &self.rules.include),
@@ -89,6 +107,21 @@ impl Options {
                 }
             }
         }
+        if let Err(error) = self.folder_exists() {
+            push(Concern::Folder, error);
+        }
+    }
+
+    /// The problems of the settings of the whole catalog.
+    fn catalog_problems(&self, push: &mut dyn FnMut(Concern, Error)) {
+        if self.level > 9 {
+            push(Concern::of("level"), Error::Level { level: self.level });
+        }
+        for index in 0..self.precompress.len() {
+            if let Some(error) = precompress_problem(&self.precompress, index) {
+                push(Concern::item("precompress", index), error);
+            }
+        }
         if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
             push(
                 Concern::of("crate_path"),
@@ -96,14 +129,6 @@ impl Options {
                     path: self.crate_path.clone(),
                 },
             );
-        }
-        if let Err(error) = self.folder_exists() {
-            push(Concern::Folder, error);
-        }
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(problems)
         }
     }
 
@@ -126,5 +151,29 @@ impl Options {
             }),
             Ok(_) => Ok(true),
         }
+    }
+}
+
+/// A further folder's settings that are the whole catalog's: each one that differs from its
+/// default is refused, for it would be silently ignored.
+fn whole_catalog_settings(folder: &Options, push: &mut dyn FnMut(Concern, Error)) {
+    let defaults = Options::new(&folder.root);
+    for setting in crate::options::SETTINGS {
+        if !setting.per_folder && setting.get(folder) != setting.get(&defaults) {
+            push(
+                Concern::of(setting.name),
+                Error::CatalogSetting {
+                    name: setting.name.to_owned(),
+                },
+            );
+        }
+    }
+    if !folder.folders.is_empty() {
+        push(
+            Concern::Folder,
+            Error::CatalogSetting {
+                name: "folder".to_owned(),
+            },
+        );
     }
 }

@@ -69,6 +69,27 @@ pub enum Error {
         /// The second file.
         second: PathBuf,
     },
+    /// Two folders of one catalog give the same catalog path.
+    #[error(
+        "`{key}` is given by two folders: `{}` (folder `{}`) and `{}` (folder `{}`); give one of them another prefix or exclude the file from one",
+        files[0].display(), folders[0].display(), files[1].display(), folders[1].display()
+    )]
+    FolderOverlap {
+        /// The path in the catalog.
+        key: String,
+        /// The two files: the one of the folder given first, then the later folder's.
+        files: Box<[PathBuf; 2]>,
+        /// Their folders, in the same order.
+        folders: Box<[PathBuf; 2]>,
+    },
+    /// A setting of the whole catalog was given with a further folder.
+    #[error(
+        "`{name}` applies to the whole catalog: give it with the first folder (a further folder takes only the settings each folder has its own of)"
+    )]
+    CatalogSetting {
+        /// The setting's name.
+        name: String,
+    },
     /// An include or exclude pattern is not a valid glob.
     #[error("invalid glob `{glob}`: {message}")]
     Glob {

@@ -60,7 +60,9 @@ fn try_expand(input: Input, progress: &mut dyn FnMut(Progress<'_>)) -> syn::Resu
     // Without a build script tracking the folder, the expansion names each source it holds
     // through a copy (the pack, snapshots read by `include_bytes!` or the assembler), the only
     // way cargo learns of files on stable Rust; with one, cargo watches the folder itself.
-    let tracked = is_tracked(settings.options.root());
+    let tracked = std::iter::once(&settings.options)
+        .chain(settings.options.folders())
+        .all(|folder| is_tracked(folder.root()));
     // Small raw files go into one blob: one `include_bytes!` for rustc instead of thousands.
     // Every other raw file is included through a private copy made from the bytes that were
     // hashed, so the compiler reads exactly what the ETag names.
@@ -154,6 +156,13 @@ fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Erro
         Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => {
             settings.spans.key("modified")
         }
+        // The later of the two folders (the first is named in the message).
+        Error::FolderOverlap { folders, .. } => settings
+            .further
+            .iter()
+            .zip(settings.options.folders())
+            .find(|(_, folder)| folder.root() == folders[1])
+            .map(|(further, _)| further.folder.span()),
         _ => None,
     };
     syn::Error::new(

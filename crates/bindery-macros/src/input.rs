@@ -1,13 +1,26 @@
-//! Parsing the macro's arguments: `"folder", key = value, ...`.
+//! Parsing the macro's arguments: `"folder", key = value, ...`, and any further folders of the
+//! catalog as `folder("other", key = value, ...)`.
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Ident, LitBool, LitInt, LitStr, Token, bracketed};
+use syn::{Ident, LitBool, LitInt, LitStr, Token, bracketed, parenthesized};
 
-/// The arguments as written: the folder, then named options.
+/// The arguments as written: the folder, then named options and further folders.
 pub(crate) struct Input {
     pub folder: LitStr,
-    pub args: Vec<Arg>,
+    /// The named options, each with its place among the arguments (the folder is 0).
+    pub args: Vec<(usize, Arg)>,
+    /// The further folders, `folder("…", …)`, each with its place among the arguments.
+    pub folders: Vec<(usize, FolderArg)>,
+}
+
+/// A further folder: `folder("path", key = value, ...)`, with the settings each folder has its
+/// own of.
+pub(crate) struct FolderArg {
+    /// The word `folder`.
+    pub keyword: Ident,
+    pub folder: LitStr,
+    pub args: Vec<(usize, Arg)>,
 }
 
 /// One `key = value` option.
@@ -28,7 +41,7 @@ impl Input {
     /// The runtime's path as the arguments name it (`crate_path = "…"`), for the expansion and
     /// its error fallback; `::bindery` when none is given or it is no path.
     pub(crate) fn runtime(&self) -> proc_macro2::TokenStream {
-        let given = self.args.iter().find_map(|arg| match &arg.value {
+        let given = self.args.iter().find_map(|(_, arg)| match &arg.value {
             Value::Str(path) if arg.key == "crate_path" => {
                 syn::parse_str::<syn::Path>(&path.value()).ok()
             }
@@ -52,14 +65,50 @@ impl Parse for Input {
             syn::Error::new(error.span(), "expected the folder as a string literal")
         })?;
         let mut args = Vec::new();
+        let mut folders = Vec::new();
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
                 break;
             }
-            args.push(input.parse()?);
+            let argument = args.len() + folders.len() + 1;
+            if input.peek(Ident) && input.peek2(syn::token::Paren) {
+                folders.push((argument, input.parse()?));
+            } else {
+                args.push((argument, input.parse()?));
+            }
         }
-        Ok(Input { folder, args })
+        Ok(Input {
+            folder,
+            args,
+            folders,
+        })
+    }
+}
+
+impl Parse for FolderArg {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let keyword: Ident = input.parse()?;
+        if keyword != "folder" {
+            return Err(syn::Error::new(
+                keyword.span(),
+                format!("expected `key = value` or `folder(\"…\", …)`, not `{keyword}(…)`"),
+            ));
+        }
+        let content;
+        parenthesized!(content in input);
+        let inner: Input = content.parse()?;
+        if let Some((_, nested)) = inner.folders.first() {
+            return Err(syn::Error::new(
+                nested.keyword.span(),
+                "a further folder is given beside the first, not inside another `folder(…)`",
+            ));
+        }
+        Ok(FolderArg {
+            keyword,
+            folder: inner.folder,
+            args: inner.args,
+        })
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use bindery_codegen::options::{Given, Setting, Takes, names, setting};
+use bindery_codegen::options::{Given, Setting, Takes, folder_names, names, setting};
 use bindery_codegen::{Concern, Error, Options};
 use proc_macro2::Span;
 use syn::LitStr;
@@ -20,6 +20,8 @@ pub(crate) struct Settings {
     pub variables: Vec<String>,
     /// Where each option was written.
     pub spans: Spans,
+    /// The further folders, in the order given.
+    pub further: Vec<Further>,
 }
 
 /// Where each option was written: its argument's place among the arguments (errors are shown
@@ -76,26 +78,123 @@ impl Errors {
     }
 }
 
+/// A further folder as checked: its place among the arguments, its literal and where its
+/// options were written.
+pub(crate) struct Further {
+    pub argument: usize,
+    pub folder: LitStr,
+    pub spans: Spans,
+}
+
 /// Validates every argument, collecting all errors rather than stopping at the first.
 pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, syn::Error> {
     let mut errors = Errors::default();
-    // `$OUT_DIR/dist`: variables are replaced before the path is joined to the crate's folder
-    // (an absolute result stays absolute).
-    let expanded = match bindery_codegen::expand_folder(&input.folder.value()) {
-        Ok(expanded) => expanded,
-        Err(error) => return Err(syn::Error::new(input.folder.span(), error.to_string())),
-    };
-    let mut options =
+    let Input {
+        folder,
+        args,
+        folders,
+    } = input;
+    let (mut options, mut variables) = start(&folder, manifest_dir)?;
+    let spans = apply_all(&mut options, args, None, &mut errors);
+    let mut further = Vec::with_capacity(folders.len());
+    for (argument, given) in folders {
+        let (mut extra, named) = match start(&given.folder, manifest_dir) {
+            Ok(started) => started,
+            Err(error) => {
+                errors.push(argument, error);
+                continue;
+            }
+        };
+        variables.extend(named);
+        let spans = apply_all(&mut extra, given.args, Some(argument), &mut errors);
+        options = options.folder(extra);
+        further.push(Further {
+            argument,
+            folder: given.folder,
+            spans,
+        });
+    }
+    if further.len() == options.folders().len()
+        && let Err(problems) = options.validate()
+    {
+        let is_argument_wrong = !errors.0.is_empty()
+            || problems
+                .iter()
+                .any(|problem| problem.concern != Concern::Folder);
+        for problem in problems {
+            let (spans, literal, base) = match problem.folder.checked_sub(1) {
+                None => (&spans, &folder, 0),
+                Some(index) => {
+                    let given = &further[index];
+                    (&given.spans, &given.folder, given.argument)
+                }
+            };
+            let place = match problem.concern {
+                Concern::Setting { name, index } => spans.place(name, index),
+                // The folder is looked at once the arguments are right.
+                _ if is_argument_wrong => continue,
+                _ => None,
+            };
+            let (argument, span) = place.unwrap_or((base, literal.span()));
+            let error = syn::Error::new(span, message(&problem.error, manifest_dir));
+            errors.push(argument, error);
+        }
+    }
+    match errors.combined() {
+        Some(errors) => Err(errors),
+        None => Ok(Settings {
+            options,
+            folder,
+            variables,
+            spans,
+            further,
+        }),
+    }
+}
+
+/// The options of one folder before its settings: the folder joined to the crate's (after
+/// `$OUT_DIR/dist`'s variables are replaced; an absolute result stays absolute), and the
+/// variables it named.
+fn start(folder: &LitStr, manifest_dir: &Path) -> syn::Result<(Options, Vec<String>)> {
+    let expanded = bindery_codegen::expand_folder(&folder.value())
+        .map_err(|error| syn::Error::new(folder.span(), error.to_string()))?;
+    let options =
         Options::new(manifest_dir.join(&expanded.path)).crate_dir(manifest_dir.to_path_buf());
+    Ok((options, expanded.variables))
+}
+
+/// Applies one folder's `key = value` arguments to `options`, each error kept with its
+/// argument's place; `within` is the place of a further folder's `folder(…)`, whose arguments
+/// take only the settings each folder has its own of.
+fn apply_all(
+    options: &mut Options,
+    args: Vec<(usize, crate::input::Arg)>,
+    within: Option<usize>,
+    errors: &mut Errors,
+) -> Spans {
     let mut spans = Spans::default();
-    for (argument, arg) in input.args.into_iter().enumerate() {
-        let argument = argument + 1;
+    for (argument, arg) in args {
+        let argument = within.unwrap_or(argument);
         let key = arg.key.to_string();
         let Some(setting) = setting(&key) else {
-            let message = format!("unknown option `{key}` (expected one of: {})", names());
+            let expected = if within.is_some() {
+                folder_names()
+            } else {
+                names()
+            };
+            let message = format!("unknown option `{key}` (expected one of: {expected})");
             errors.push(argument, syn::Error::new(arg.key.span(), message));
             continue;
         };
+        if within.is_some() && !setting.per_folder {
+            let message = format!(
+                "`{key}` applies to the whole catalog: give it beside the first folder, not in \
+                 `folder(…)` (which takes {})",
+                folder_names()
+            );
+            errors.push(argument, syn::Error::new(arg.key.span(), message));
+            continue;
+        }
         if spans.written.contains_key(setting.name) {
             let error = syn::Error::new(arg.key.span(), format!("`{key}` is given twice"));
             errors.push(argument, error);
@@ -110,36 +209,11 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
             },
         );
         match apply(options.clone(), setting, &arg.value) {
-            Ok(applied) => options = applied,
+            Ok(applied) => *options = applied,
             Err(error) => errors.push(argument, error),
         }
     }
-    if let Err(problems) = options.validate() {
-        let is_argument_wrong = !errors.0.is_empty()
-            || problems
-                .iter()
-                .any(|problem| problem.concern != Concern::Folder);
-        for problem in problems {
-            let place = match problem.concern {
-                Concern::Setting { name, index } => spans.place(name, index),
-                // The folder is looked at once the arguments are right.
-                _ if is_argument_wrong => continue,
-                _ => None,
-            };
-            let (argument, span) = place.unwrap_or((0, input.folder.span()));
-            let error = syn::Error::new(span, message(&problem.error, manifest_dir));
-            errors.push(argument, error);
-        }
-    }
-    match errors.combined() {
-        Some(errors) => Err(errors),
-        None => Ok(Settings {
-            options,
-            folder: input.folder,
-            variables: expanded.variables,
-            spans,
-        }),
-    }
+    spans
 }
 
 /// A codegen error as the macro shows it: paths relative to the crate, and for a missing folder

@@ -69,7 +69,7 @@ const fn check_entry(file: &EmbeddedFile) {
 pub const fn sorted_catalog(
     mode: Mode,
     prefix: &'static str,
-    dev: Option<&'static DevSource>,
+    dev: &'static [DevSource],
     files: &'static [EmbeddedFile],
     urls: &'static [&'static str],
     by_url: &'static [u32],
@@ -90,7 +90,7 @@ pub const fn sorted_catalog(
 pub const fn catalog(
     mode: Mode,
     prefix: &'static str,
-    dev: Option<&'static DevSource>,
+    dev: &'static [DevSource],
     files: &'static [EmbeddedFile],
     urls: &'static [&'static str],
     by_url: &'static [u32],

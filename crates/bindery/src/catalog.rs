@@ -28,8 +28,9 @@ pub struct Catalog {
     pub(crate) mode: Mode,
     pub(crate) prefix: &'static str,
     pub(crate) files: &'static [EmbeddedFile],
-    /// The folder and rules dev mode reads with; always `None` in builds without dev mode.
-    pub(crate) dev: Option<&'static DevSource>,
+    /// The folders and rules dev mode reads with, one per folder; always empty in builds
+    /// without dev mode.
+    pub(crate) dev: &'static [DevSource],
     /// With `fingerprint = true`: each file's fingerprinted path, in file order; else empty.
     pub(crate) urls: &'static [&'static str],
     /// The indices of `files` in the order of their fingerprinted paths, for lookups by them.
@@ -49,7 +50,7 @@ impl Catalog {
             mode,
             prefix: "",
             files: &[],
-            dev: None,
+            dev: &[],
             urls: &[],
             by_url: &[],
         }
@@ -88,8 +89,12 @@ impl Catalog {
     /// ```
     pub fn file(&self, path: &str) -> Option<&'static EmbeddedFile> {
         #[cfg(all(feature = "dev", debug_assertions))]
-        if let Some(source) = self.dev {
-            return crate::live::file(source, self.prefix, path, None);
+        if self.is_dev() {
+            // Of two folders that now give one path, the first listed wins (a build refuses it).
+            return self
+                .dev
+                .iter()
+                .find_map(|source| crate::live::file(source, source.prefix, path, None));
         }
         let files = self.files;
         self.position(path).map(|index| &files[index])
@@ -115,7 +120,7 @@ impl Catalog {
     /// ```
     pub fn url(&self, path: &str) -> Option<&'static str> {
         #[cfg(all(feature = "dev", debug_assertions))]
-        if self.dev.is_some() {
+        if self.is_dev() {
             return self.file(path).map(EmbeddedFile::path);
         }
         let index = self.position(path)?;
@@ -148,7 +153,7 @@ impl Catalog {
     /// ```
     pub fn file_by_url(&self, url: &str) -> Option<&'static EmbeddedFile> {
         #[cfg(all(feature = "dev", debug_assertions))]
-        if self.dev.is_some() {
+        if self.is_dev() {
             if !self.has_fingerprints() {
                 return None;
             }
@@ -193,8 +198,10 @@ impl Catalog {
     /// ```
     pub fn files(&self) -> &'static [EmbeddedFile] {
         #[cfg(all(feature = "dev", debug_assertions))]
-        if let Some(source) = self.dev {
-            return crate::live::files(source, self.prefix);
+        if let [source] = self.dev {
+            return crate::live::files(source, source.prefix);
+        } else if self.is_dev() {
+            return crate::live::merged(self.dev);
         }
         self.files
     }
@@ -248,10 +255,11 @@ impl Catalog {
     /// assert_eq!(ASSETS.is_dev(), cfg!(all(feature = "dev", debug_assertions)));
     /// ```
     pub const fn is_dev(&self) -> bool {
-        self.dev.is_some()
+        !self.dev.is_empty()
     }
 
-    /// The prefix put before every path at build time (`""` when none was asked for).
+    /// The prefix put before every path at build time (`""` when none was asked for); for a
+    /// catalog of several folders, the folders that the prefixes of all of them share.
     ///
     /// ```
     /// static PREFIXED: bindery::Catalog =

@@ -37,12 +37,15 @@ pub struct Info {
     pub modified: Option<u64>,
 }
 
-/// Where a catalog reads its folder in dev mode: the folder and the build's rules, as
-/// `bindery_core::rules::Rules::to_text` wrote them (dev mode reads them back once).
+/// Where a catalog reads one of its folders in dev mode: the folder, the prefix its paths take
+/// in the catalog, and the build's rules, as `bindery_core::rules::Rules::to_text` wrote them
+/// (dev mode reads them back once). A catalog of several folders has one per folder.
 #[derive(Debug)]
 pub struct DevSource {
     /// The folder, absolute (from `CARGO_MANIFEST_DIR`).
     pub root: &'static str,
+    /// The prefix of its paths in the catalog (`""` or ending in `/`).
+    pub prefix: &'static str,
     /// The build's rules: which files, and what they record.
     pub rules: &'static str,
 }

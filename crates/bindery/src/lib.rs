@@ -40,7 +40,7 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v3;
+pub mod __private_v4;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
@@ -129,6 +129,26 @@ pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// let page = SITE.file("static/index.html").unwrap();
 /// assert!(page.gzip().is_some()); // sent as-is to clients that accept gzip
 /// assert!(SITE.get("static/index.html").unwrap().starts_with(b"<!doctype html>"));
+/// ```
+///
+/// Further folders join the same catalog as `folder("path", …)` arguments, each with the options
+/// marked "each folder its own" above; the other options are the whole catalog's and are given
+/// once, beside the first folder. A path that two folders give is a compile error naming both.
+///
+/// ```
+/// static BOTH: bindery::Catalog = bindery::embed!(
+///     "../../assets/fixtures",
+///     include = "*.txt",
+///     mode = "gzip",
+///     folder("../../assets/spa", prefix = "app", exclude = "*.svg"),
+/// );
+///
+/// assert!(BOTH.get("hello.txt").is_some());
+/// assert!(BOTH.get("app/index.html").is_some());
+/// assert!(BOTH.get("app/favicon.svg").is_none());
+/// assert!(BOTH.get("index.html").is_none(), "the first folder keeps its own include");
+/// let paths: Vec<&str> = BOTH.iter().map(|file| file.path()).collect();
+/// assert!(paths.is_sorted());
 /// ```
 pub use bindery_macros::embed;
 pub use catalog::Catalog;

@@ -388,6 +388,40 @@ fn version(
     }))
 }
 
+/// The files of a catalog of several folders as they are now, in one path order: each folder's
+/// listing ([`files`]), merged; of two files with one path the first folder's is kept (a build
+/// refuses such a catalog). The merged listing is kept while every folder's stays the same.
+#[cfg(all(feature = "dev", debug_assertions))]
+pub(crate) fn merged(sources: &'static [DevSource]) -> &'static [EmbeddedFile] {
+    /// Each folder's listing (address, length) and the merged listing made from them.
+    type Merged = (Vec<(usize, usize)>, &'static [EmbeddedFile]);
+    static MERGED: OnceLock<Mutex<HashMap<usize, Merged>>> = OnceLock::new();
+    let listings: Vec<&'static [EmbeddedFile]> = sources
+        .iter()
+        .map(|source| files(source, source.prefix))
+        .collect();
+    let identity: Vec<(usize, usize)> = listings
+        .iter()
+        .map(|listing| (listing.as_ptr() as usize, listing.len()))
+        .collect();
+    let mut merged = MERGED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let kept = merged.entry(sources.as_ptr() as usize).or_default();
+    if kept.0 != identity || kept.1.is_empty() {
+        let mut all: Vec<EmbeddedFile> = listings
+            .iter()
+            .flat_map(|listing| listing.iter().copied())
+            .collect();
+        // Stable: the first folder's file stays ahead of a later one's of the same path.
+        all.sort_by(|left, right| left.path().cmp(right.path()));
+        all.dedup_by(|later, earlier| later.path() == earlier.path());
+        *kept = (identity, Vec::leak(all));
+    }
+    kept.1
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;

@@ -2,27 +2,28 @@
 //! `__bindery_dev!`, a catalog's dev source or nothing, and `__bindery_incbin!`, a large file's
 //! bytes through the assembler. Part of the generated-code contract.
 
-/// A catalog's dev source: `Some` with the `dev` feature in builds with debug assertions, `None`
-/// otherwise, when the folder's path and the rules never reach the binary.
+/// A catalog's dev sources, one per folder: with the `dev` feature in builds with debug
+/// assertions; none otherwise, when the folders' paths and the rules never reach the binary.
 #[cfg(all(feature = "dev", debug_assertions))]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
-    (root = $root:expr, rules = $rules:expr $(,)?) => {
-        ::core::option::Option::Some(&$crate::__private_v3::DevSource {
+    ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
+        &[$($crate::__private_v4::DevSource {
             root: $root,
+            prefix: $prefix,
             rules: $rules,
-        })
+        }),*]
     };
 }
 
-/// A catalog's dev source: always `None` without the `dev` feature or in a release build.
+/// A catalog's dev sources: always none without the `dev` feature or in a release build.
 #[cfg(not(all(feature = "dev", debug_assertions)))]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($($ignored:tt)*) => {
-        ::core::option::Option::None
+        &[]
     };
 }
 

@@ -168,6 +168,7 @@ impl Overlay {
             // Made once per set of rules: the state of what was read is keyed by it.
             Box::leak(Box::new(DevSource {
                 root: String::leak(self.root.clone()),
+                prefix: self.catalog.prefix(),
                 rules: String::leak(self.rules.to_text()),
             }))
         });

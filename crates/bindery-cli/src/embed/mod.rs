@@ -15,7 +15,7 @@ mod write;
 
 use std::time::Instant;
 
-pub use args::EmbedArgs;
+pub use args::{EmbedArgs, FolderArgs};
 
 use crate::Error;
 

@@ -30,27 +30,46 @@ pub(crate) fn validate(args: &EmbedArgs) -> Result<(Options, PathBuf), Error> {
         )));
     }
     // `'$OUT_DIR/dist'`: variables the shell left are replaced first.
-    let dir = expanded_dir(args)?;
-    // Every rule codegen knows is checked by codegen, the folder shown as it was given.
-    if let Err(problems) = options(args, dir.clone())?.validate() {
+    let mut dirs = vec![expanded_dir(&args.dir)?];
+    for folder in &args.folders {
+        dirs.push(expanded_dir(&folder.dir)?);
+    }
+    // Every rule codegen knows is checked by codegen, the folders shown as they were given.
+    if let Err(problems) = options(args, &dirs)?.validate() {
         let problem = problems.into_iter().next().ok_or_else(|| {
             Error::Usage("internal error: a validation failed without a problem".to_owned())
         })?;
+        let flag = flag(problem.concern).map(|flag| match problem.folder.checked_sub(1) {
+            Some(index) => format!("{flag} of --folder {}", args.folders[index].dir.display()),
+            None => flag,
+        });
         return Err(Error::Invalid {
-            flag: flag(problem.concern),
+            flag,
             source: problem.error,
         });
     }
-    let root = std::fs::canonicalize(&dir)
-        .map_err(|error| Error::Usage(format!("cannot read `{}`: {error}", dir.display())))?;
-    let out_dir = out_dir(args, &root)?;
-    Ok((options(args, root)?, out_dir))
+    let mut roots = Vec::with_capacity(dirs.len());
+    for dir in &dirs {
+        match std::fs::canonicalize(dir) {
+            Ok(root) => roots.push(root),
+            // A further folder allowed to be missing stays as given.
+            Err(_) if !roots.is_empty() && !dir.exists() => roots.push(dir.clone()),
+            Err(error) => {
+                return Err(Error::Usage(format!(
+                    "cannot read `{}`: {error}",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    let out_dir = out_dir(args, &roots)?;
+    Ok((options(args, &roots)?, out_dir))
 }
 
 /// The folder the module goes in (absolute, created unless `--check`), once `--out` is known to
 /// be writable, outside the embedded folder `root` with its blob folder, and not a file of the
 /// user's.
-fn out_dir(args: &EmbedArgs, root: &std::path::Path) -> Result<PathBuf, Error> {
+fn out_dir(args: &EmbedArgs, roots: &[PathBuf]) -> Result<PathBuf, Error> {
     if args.out.file_name().is_none() {
         return Err(Error::Usage(format!(
             "--out `{}` names no file",
@@ -72,24 +91,31 @@ fn out_dir(args: &EmbedArgs, root: &std::path::Path) -> Result<PathBuf, Error> {
     }
     let out_dir = std::fs::canonicalize(&out_parent)
         .unwrap_or_else(|_| std::path::absolute(&out_parent).unwrap_or(out_parent));
-    if out_dir.starts_with(root) {
+    let given = |root: &std::path::Path| {
+        let index = roots.iter().position(|known| known == root).unwrap_or(0);
+        match index.checked_sub(1) {
+            Some(index) => args.folders[index].dir.display().to_string(),
+            None => args.dir.display().to_string(),
+        }
+    };
+    if let Some(root) = roots.iter().find(|root| out_dir.starts_with(root)) {
         return Err(Error::Usage(format!(
             "--out `{}` is inside the embedded folder `{}`: the next run would embed it",
             args.out.display(),
-            args.dir.display()
+            given(root)
         )));
     }
     // The blobs go in a folder named after the module: never the embedded folder or one inside
     // it, which the next run would embed (and whose files stale-blob removal could delete).
     if let Some(stem) = args.out.file_stem() {
         let blob_dir = out_dir.join(stem);
-        if blob_dir.starts_with(root) {
+        if let Some(root) = roots.iter().find(|root| blob_dir.starts_with(root)) {
             return Err(Error::Usage(format!(
                 "--out `{}` would put its blobs in `{}`, inside the embedded folder `{}`: choose \
                  another --out",
                 args.out.display(),
                 blob_dir.display(),
-                args.dir.display()
+                given(root)
             )));
         }
     }
@@ -113,24 +139,29 @@ fn out_dir(args: &EmbedArgs, root: &std::path::Path) -> Result<PathBuf, Error> {
     Ok(out_dir)
 }
 
-/// The folder with the variables of its argument replaced.
-fn expanded_dir(args: &EmbedArgs) -> Result<PathBuf, Error> {
-    let Some(text) = args.dir.to_str().filter(|text| text.contains('$')) else {
-        return Ok(args.dir.clone());
+/// A folder with the variables of its argument replaced.
+fn expanded_dir(dir: &std::path::Path) -> Result<PathBuf, Error> {
+    let Some(text) = dir.to_str().filter(|text| text.contains('$')) else {
+        return Ok(dir.to_path_buf());
     };
     bindery_codegen::expand_folder(text)
         .map(|expanded| PathBuf::from(expanded.path))
         .map_err(|source| Error::Invalid { flag: None, source })
 }
 
-/// The codegen options the arguments describe, for the folder `root`.
-fn options(args: &EmbedArgs, root: PathBuf) -> Result<Options, Error> {
-    let mut options = Options::new(root);
+/// The codegen options the arguments describe, for the folders `roots` (the first, then each
+/// `--folder`'s).
+fn options(args: &EmbedArgs, roots: &[PathBuf]) -> Result<Options, Error> {
+    let usage = |(flag, message)| Error::Usage(format!("{flag}: {message}"));
+    let mut options = Options::new(&roots[0]);
     if let Ok(dir) = std::env::current_dir() {
         options = options.crate_dir(dir);
     }
-    args.apply(options)
-        .map_err(|(flag, message)| Error::Usage(format!("{flag}: {message}")))
+    let mut options = args.apply(options).map_err(usage)?;
+    for (folder, root) in args.folders.iter().zip(&roots[1..]) {
+        options = options.folder(folder.apply(Options::new(root)).map_err(usage)?);
+    }
+    Ok(options)
 }
 
 /// The flag a validation problem is about, as the command line spells it (`None`: the folder,

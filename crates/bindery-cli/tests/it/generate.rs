@@ -833,3 +833,166 @@ fn the_summary_lists_the_largest_files_and_the_size_guards_name_them() {
     );
     assert!(!Path::new(out).exists(), "nothing written");
 }
+
+/// The program of [`the_generator_and_the_macro_agree_on_a_catalog_of_two_folders`].
+const TWO_FOLDERS_MAIN: &str = r#"mod generated;
+
+static BY_MACRO: bindery::Catalog = bindery::embed!(
+    "site",
+    mode = "gzip",
+    fingerprint = true,
+    exclude = "img/**",
+    folder("docs", prefix = "docs", include = ["*.md", "*.txt"], hidden = true)
+);
+
+fn main() {
+    let (left, right) = (&generated::GENERATED, &BY_MACRO);
+    let paths: Vec<&str> = left.iter().map(|file| file.path()).collect();
+    assert_eq!(
+        paths,
+        ["app.js", "docs/.notes.md", "docs/index.md", "docs/readme.txt", "empty.txt", "index.html"]
+    );
+    assert_eq!(left.len(), right.len());
+    for (a, b) in left.iter().zip(right.iter()) {
+        let path = a.path();
+        assert_eq!(path, b.path());
+        assert_eq!(a.etag(), b.etag(), "{path}");
+        assert_eq!(a.gzip(), b.gzip(), "{path}");
+        assert_eq!(a.raw(), b.raw(), "{path}");
+        assert_eq!(a.integrity(), b.integrity(), "{path}");
+        assert_eq!(left.get(path), right.get(path), "{path}");
+        assert_eq!(left.url(path), right.url(path), "{path}");
+        let source = match path.strip_prefix("docs/") {
+            Some(rest) => format!("docs/{rest}"),
+            None => format!("site/{path}"),
+        };
+        assert_eq!(&*left.get(path).unwrap(), &std::fs::read(&source).unwrap()[..], "{path}");
+    }
+    assert_eq!(left.prefix(), "");
+    assert!(left.get("docs/index.html").is_none(), "docs/ gives only what its rules take");
+    assert!(left.get("img/noise.bin").is_none(), "site/ keeps its own exclude");
+    println!("{} files agree", left.len());
+}
+"#;
+
+/// `site/` (the usual site, and a hidden file) and `docs/` (documents, a hidden one, and an
+/// `index.html` as `site/` has one) under `root`.
+fn write_two_folders(root: &Path) {
+    write_site(&root.join("site"));
+    let write = |path: &str, contents: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, contents).expect("write");
+    };
+    write(
+        "site/.hidden-at-top.txt",
+        "hidden, and site/ takes no hidden files",
+    );
+    write("docs/index.md", &"# Docs\n".repeat(40));
+    write("docs/.notes.md", "hidden, and docs/ takes hidden files");
+    write("docs/readme.txt", "read me");
+    write("docs/index.html", "<p>not a doc</p>");
+}
+
+/// Both doors build one catalog of two folders, each with its own prefix and rules, and agree on
+/// it file for file; the same command with `--check` finds the module up to date.
+#[test]
+fn the_generator_and_the_macro_agree_on_a_catalog_of_two_folders() {
+    let project = crate_using_bindery("two_folders_agree", &[]);
+    write_site(&project.path().join("site"));
+    project.write(
+        "site/.hidden-at-top.txt",
+        "hidden, and site/ takes no hidden files",
+    );
+    project.write("docs/index.md", "# Docs\n".repeat(40));
+    project.write("docs/.notes.md", "hidden, and docs/ takes hidden files");
+    project.write("docs/readme.txt", "read me");
+    project.write("docs/index.html", "<p>not a doc</p>");
+    let args = [
+        "site",
+        "--mode",
+        "gzip",
+        "--out",
+        "src/generated.rs",
+        "--name",
+        "GENERATED",
+        "--exclude",
+        "img/**",
+        "--folder",
+        "docs",
+        "--prefix",
+        "docs",
+        "--include",
+        "*.md",
+        "--include",
+        "*.txt",
+        "--hidden",
+        "--fingerprint",
+    ];
+    let generated = embed(project.path(), &args);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let module = std::fs::read_to_string(project.path().join("src/generated.rs")).expect("module");
+    let recorded = "regenerate = \"bindery embed site --mode gzip --out src/generated.rs --name GENERATED \
+                    --exclude 'img/**' --fingerprint --folder docs --include '*.md' --include '*.txt' \
+                    --prefix docs --hidden\"";
+    assert!(module.contains(recorded), "{module}");
+    project.write("src/main.rs", TWO_FOLDERS_MAIN);
+    let run = project
+        .cargo(&["run", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(stdout(&run).trim(), "6 files agree");
+    // The same command with --check finds the module up to date.
+    let checked = embed(project.path(), &[&args[..], &["--check"]].concat());
+    assert!(checked.status.success(), "{}", stderr(&checked));
+}
+
+/// Two folders that give one path fail the generator with exit status 2, naming both files and
+/// both folders, and write nothing; a per-folder text flag given twice to one folder is a usage
+/// error.
+#[test]
+fn two_folders_that_give_one_path_are_refused_naming_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path();
+    write_two_folders(project);
+    // Without the include, docs/index.html meets site/index.html.
+    let overlap = embed(
+        project,
+        &["site", "--out", "src/overlap.rs", "--folder", "docs"],
+    );
+    assert_eq!(overlap.status.code(), Some(2), "{}", stderr(&overlap));
+    let text = stderr(&overlap);
+    for named in [
+        "`index.html` is given by two folders",
+        "site/index.html`",
+        "docs/index.html`",
+        "/site`)",
+        "/docs`)",
+    ] {
+        assert!(text.contains(named), "{named}: {text}");
+    }
+    assert!(!project.join("src/overlap.rs").exists(), "nothing written");
+    // A setting of the whole catalog after a --folder is the catalog's; a per-folder text
+    // option given twice to one folder is a usage error.
+    let twice = embed(
+        project,
+        &[
+            "site",
+            "--out",
+            "src/twice.rs",
+            "--folder",
+            "docs",
+            "--prefix",
+            "a",
+            "--prefix",
+            "b",
+        ],
+    );
+    assert_eq!(twice.status.code(), Some(2), "{}", stderr(&twice));
+    assert!(
+        stderr(&twice).contains("--prefix is given twice for one folder"),
+        "{}",
+        stderr(&twice)
+    );
+}

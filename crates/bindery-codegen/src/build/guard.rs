@@ -5,24 +5,38 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use super::pack::Described;
+use super::siblings::Siblings;
 use crate::scan::Found;
 use crate::{Error, Options};
 
 /// How many offenders a size error names.
 const OFFENDERS: usize = 5;
 
-/// Refuses files larger than `max_file_size` and a folder larger than `max_total_size`, from
-/// `stat` alone: nothing is read or hashed when a guard trips.
-pub(super) fn sizes(options: &Options, found: &[Found]) -> Result<(), Error> {
+/// Refuses files larger than `max_file_size` and a catalog larger than `max_total_size` (all its
+/// folders together; `scans` holds each folder's files), from `stat` alone: nothing is read or
+/// hashed when a guard trips. Files are named as the catalog will (with their folder's prefix
+/// when there are several folders).
+pub(super) fn sizes(
+    options: &Options,
+    parts: &[&Options],
+    scans: &[(Vec<Found>, Siblings)],
+) -> Result<(), Error> {
     if options.max_file_size.is_none() && options.max_total_size.is_none() {
         return Ok(());
     }
-    let mut sizes: Vec<(PathBuf, u64)> = Vec::with_capacity(found.len());
-    for file in found {
-        let len = std::fs::metadata(&file.source)
-            .map_err(|error| Error::read(&file.source, error))?
-            .len();
-        sizes.push((PathBuf::from(&file.relative), len));
+    let mut sizes: Vec<(PathBuf, u64)> = Vec::new();
+    for (part, (found, _)) in parts.iter().zip(scans) {
+        let prefix = if parts.len() > 1 {
+            part.normalised_prefix()?
+        } else {
+            String::new()
+        };
+        for file in found {
+            let len = std::fs::metadata(&file.source)
+                .map_err(|error| Error::read(&file.source, error))?
+                .len();
+            sizes.push((PathBuf::from(format!("{prefix}{}", file.relative)), len));
+        }
     }
     // Largest first; equal sizes by path, so the message is the same on every machine.
     sizes.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));

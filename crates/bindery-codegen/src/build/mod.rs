@@ -51,40 +51,41 @@ pub(crate) fn build(
     if let Err(problems) = options.validate() {
         return Err(first(problems));
     }
-    let mut manifest = empty_manifest(options)?;
-    if !options.folder_exists()? {
+    let parts = options.parts();
+    let mut manifest = empty_manifest(&parts)?;
+    let mut present = Vec::with_capacity(parts.len());
+    for part in &parts {
+        if part.folder_exists()? {
+            present.push(part);
+        }
+    }
+    if present.is_empty() {
         return Ok(manifest);
     }
     let cache = Cache::open(match &options.cache_dir {
         Some(dir) => dir.clone(),
         None => crate::default_cache_dir(&options.root)?,
     })?;
-    let filter = Filter::for_rules(&options.rules, &options.root)?;
-    let mut found_files = scan::scan(&options.root, &filter)?;
-    guard::sizes(options, &found_files)?;
-    let siblings = if options.rules.siblings {
-        siblings::split(&mut found_files)
-    } else {
-        siblings::Siblings::new()
-    };
-    let date = if options.rules.modified == Modified::SourceDateEpoch {
-        let date = crate::source_date::resolve(&options.root, options.crate_dir.as_deref())?;
-        manifest.rules.date = Some(date.seconds);
-        let seconds = date.seconds;
-        manifest.source_date = Some(date);
-        Some(seconds)
-    } else {
-        None
-    };
-    let scan_key = options.rules.scan_key(&options.root);
-    let mut files = describe_all(
-        options,
-        &cache,
-        &scan_key,
-        &manifest.prefix,
-        (found_files, siblings),
-        progress,
-    )?;
+    let mut scans = Vec::with_capacity(present.len());
+    for part in &present {
+        scans.push(scan_part(part)?);
+    }
+    guard::sizes(options, &present, &scans)?;
+    let date = source_date(options, &present, &mut manifest)?;
+    let mut files = Vec::new();
+    let mut owners = Vec::new();
+    let mut scan_keys = Vec::with_capacity(present.len());
+    for (index, (part, scanned)) in present.iter().zip(scans).enumerate() {
+        let scan_key = part.rules.scan_key(&part.root);
+        let prefix = part.normalised_prefix()?;
+        let described = describe_all(part, &cache, &scan_key, &prefix, scanned, progress)?;
+        owners.extend(std::iter::repeat_n(index, described.len()));
+        files.extend(described);
+        scan_keys.push(scan_key);
+    }
+    if present.len() > 1 {
+        files = merge(files, &owners, &present)?;
+    }
     if let Some(seconds) = date {
         for file in &mut files {
             file.entry.modified = Some(seconds);
@@ -94,11 +95,14 @@ pub(crate) fn build(
         guard::fingerprints(&mut files)?;
     }
     if options.pack {
-        // The catalogs that would make this same pack from other files: the same folder,
+        // The catalogs that would make this same pack from other files: the same folders,
         // filters and storage options. Their older packs are removed when a new one is written.
         let group = format!(
-            "{scan_key}\0{:?}\0{:?}\0{:?}",
-            options.mode, options.large_threshold, options.precompress
+            "{}\0{:?}\0{:?}\0{:?}",
+            scan_keys.join("\0"),
+            options.mode,
+            options.large_threshold,
+            options.precompress
         );
         manifest.pack = pack::pack(&cache, &mut files, &group, options.snapshots)?;
     }
@@ -107,8 +111,87 @@ pub(crate) fn build(
     Ok(manifest)
 }
 
-/// The manifest of these options before any file is added.
-fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
+/// One folder's files, and its precompressed siblings taken out of them when asked.
+fn scan_part(part: &Options) -> Result<(Vec<Found>, siblings::Siblings), Error> {
+    let filter = Filter::for_rules(&part.rules, &part.root)?;
+    let mut found = scan::scan(&part.root, &filter)?;
+    let siblings = if part.rules.siblings {
+        siblings::split(&mut found)
+    } else {
+        siblings::Siblings::new()
+    };
+    Ok((found, siblings))
+}
+
+/// With `modified = "source-date-epoch"`, the one date of every file: the latest of the
+/// folders' dates, recorded in the manifest's rules (dev mode reads it back).
+fn source_date(
+    options: &Options,
+    present: &[&Options],
+    manifest: &mut Manifest,
+) -> Result<Option<u64>, Error> {
+    if options.rules.modified != Modified::SourceDateEpoch {
+        return Ok(None);
+    }
+    let mut latest: Option<crate::SourceDate> = None;
+    for part in present {
+        let date = crate::source_date::resolve(&part.root, options.crate_dir.as_deref())?;
+        if latest
+            .as_ref()
+            .is_none_or(|known| date.seconds > known.seconds)
+        {
+            latest = Some(date);
+        }
+    }
+    let seconds = latest.as_ref().map(|date| date.seconds);
+    manifest.rules.date = seconds;
+    for folder in &mut manifest.more_folders {
+        folder.rules.date = seconds;
+    }
+    manifest.source_date = latest;
+    Ok(seconds)
+}
+
+/// The files of several folders (`owners`: the index in `present` of each one's folder) in one
+/// catalog order; two that give one path fail the build, naming both files and their folders.
+fn merge(
+    files: Vec<Described>,
+    owners: &[usize],
+    present: &[&Options],
+) -> Result<Vec<Described>, Error> {
+    let mut tagged: Vec<(usize, Described)> = owners.iter().copied().zip(files).collect();
+    // Stable: of two files with one path, the first folder's comes first.
+    tagged.sort_by(|left, right| left.1.entry.path.cmp(&right.1.entry.path));
+    if let Some(pair) = tagged
+        .windows(2)
+        .find(|pair| pair[0].1.entry.path == pair[1].1.entry.path)
+    {
+        let [(first_owner, first), (second_owner, second)] = pair else {
+            unreachable!("windows(2) gives pairs");
+        };
+        return Err(Error::FolderOverlap {
+            key: first.entry.path.clone(),
+            files: Box::new([first.entry.source.clone(), second.entry.source.clone()]),
+            folders: Box::new([
+                present[*first_owner].root.clone(),
+                present[*second_owner].root.clone(),
+            ]),
+        });
+    }
+    Ok(tagged.into_iter().map(|(_, file)| file).collect())
+}
+
+/// The manifest of these folders before any file is added.
+fn empty_manifest(parts: &[Options]) -> Result<Manifest, Error> {
+    let options = &parts[0];
+    let mut more_folders = Vec::with_capacity(parts.len() - 1);
+    for part in &parts[1..] {
+        more_folders.push(crate::manifest::Folder {
+            root: part.root.clone(),
+            prefix: part.normalised_prefix()?,
+            rules: part.rules.clone(),
+        });
+    }
     Ok(Manifest {
         mode: options.mode,
         root: options.root.clone(),
@@ -116,6 +199,7 @@ fn empty_manifest(options: &Options) -> Result<Manifest, Error> {
         entries: Vec::new(),
         large_threshold: options.large_threshold,
         rules: options.rules.clone(),
+        more_folders,
         pack: None,
         name_sources: true,
         crate_path: options.crate_path.clone(),

@@ -92,20 +92,30 @@ impl Locator {
         }
     }
 
-    /// The expression for the catalog's dev source: `__bindery_dev!` with the folder (named from
-    /// `CARGO_MANIFEST_DIR`, never by a machine path) and the build's rules, as one text. That
-    /// macro expands to `None`, dropping both, unless bindery's `dev` feature is on in a debug
-    /// build.
+    /// The expression for the catalog's dev sources: `__bindery_dev!` with each folder (named
+    /// from `CARGO_MANIFEST_DIR`, never by a machine path), its prefix and the build's rules as
+    /// one text. That macro expands to an empty slice, dropping them, unless bindery's `dev`
+    /// feature is on in a debug build; so does a catalog with a folder outside the crate.
     fn dev_source(&self, manifest: &Manifest) -> TokenStream {
-        let Some(root) = self
-            .dev_manifest_dir()
-            .and_then(|dir| under_manifest_dir(dir, &manifest.root))
-        else {
-            return quote!(::core::option::Option::None);
-        };
+        let folders = std::iter::once((&manifest.root, &manifest.prefix, &manifest.rules)).chain(
+            manifest
+                .more_folders
+                .iter()
+                .map(|folder| (&folder.root, &folder.prefix, &folder.rules)),
+        );
+        let mut sources = Vec::new();
+        for (root, prefix, rules) in folders {
+            let Some(root) = self
+                .dev_manifest_dir()
+                .and_then(|dir| under_manifest_dir(dir, root))
+            else {
+                return quote!(&[]);
+            };
+            let rules = rules.to_text();
+            sources.push(quote!({ root = #root, prefix = #prefix, rules = #rules }));
+        }
         let runtime = crate::runtime(&manifest.crate_path);
-        let rules = manifest.rules.to_text();
-        quote!(#runtime::__bindery_dev!(root = #root, rules = #rules))
+        quote!(#runtime::__bindery_dev!(#(#sources),*))
     }
 }
 
@@ -304,7 +314,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
         Mode::Gzip => quote!(Gzip),
         Mode::Copy => quote!(Copy),
     };
-    let prefix = &manifest.prefix;
+    let prefix = manifest.catalog_prefix();
     let dev_source = locator.dev_source(manifest);
     // The macro sorted the paths itself; a generated module may have been edited by hand, so its
     // order is checked while compiling.
@@ -314,7 +324,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
         quote!(#private::catalog)
     };
     let tail = quote! {
-        const DEV: ::core::option::Option<&#private::DevSource> = #dev_source;
+        const DEV: &[#private::DevSource] = #dev_source;
         #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL)
     };
     text.push_str("];");
@@ -323,7 +333,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     text
 }
 
-/// [`catalog_text`] as tokens: the expression `::bindery::__private_v2::catalog(…)` of type
+/// [`catalog_text`] as tokens: the expression `::bindery::__private_v{CONTRACT}::catalog(…)` of type
 /// `bindery::Catalog`, usable as the initialiser of a `static` or a `const`.
 ///
 /// ```

@@ -6,7 +6,7 @@ mod table;
 use std::path::{Path, PathBuf};
 
 pub use bindery_core::rules::{Modified, Rules};
-pub use table::{Given, SETTINGS, Setting, Takes, markdown, names, setting};
+pub use table::{Given, SETTINGS, Setting, Takes, folder_names, markdown, names, setting};
 
 use crate::{Encoding, Error, Integrity, Mode, normalise_prefix};
 
@@ -94,6 +94,9 @@ pub struct Options {
     pub(crate) fingerprint: bool,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
+    /// The further folders of the catalog, each as options of which only the per-folder
+    /// settings count ([`Options::folder`]).
+    pub(crate) folders: Vec<Options>,
 }
 
 impl Options {
@@ -121,7 +124,58 @@ impl Options {
             fingerprint: false,
             max_file_size: None,
             max_total_size: None,
+            folders: Vec::new(),
         }
+    }
+
+    /// Adds a further folder to the same catalog. Of `folder` only the settings each folder has
+    /// its own of count ([`Setting::per_folder`]: its root, `prefix`, `include`, `exclude`,
+    /// `hidden`, `gitignore`, `siblings`, `allow_missing`); every other setting is the whole
+    /// catalog's and is given here, with the first folder ([`validate`](Self::validate) refuses
+    /// one set on a further folder). Two folders that give the same catalog path fail the build
+    /// with [`Error::FolderOverlap`], naming both files.
+    ///
+    /// ```
+    /// use bindery_codegen::Options;
+    ///
+    /// let manifest = Options::new("../../assets/fixtures")
+    ///     .include("*.txt")
+    ///     .folder(Options::new("../../assets/spa").prefix("app").include("index.html"))
+    ///     .build()
+    ///     .unwrap();
+    /// let paths: Vec<&str> = manifest.entries.iter().map(|entry| entry.path.as_str()).collect();
+    /// assert!(paths.contains(&"hello.txt") && paths.contains(&"app/index.html"));
+    /// assert!(paths.is_sorted());
+    /// ```
+    pub fn folder(mut self, folder: Options) -> Self {
+        self.folders.push(folder);
+        self
+    }
+
+    /// The further folders added with [`folder`](Self::folder), in the order given.
+    pub fn folders(&self) -> &[Options] {
+        &self.folders
+    }
+
+    /// Every folder of the catalog as the options it is built with: the first folder's own,
+    /// then each further one's per-folder settings over the whole catalog's.
+    pub(crate) fn parts(&self) -> Vec<Options> {
+        let mut first = self.clone();
+        first.folders = Vec::new();
+        let mut parts = vec![first.clone()];
+        for folder in &self.folders {
+            let mut part = first.clone();
+            part.root = folder.root.clone();
+            part.prefix = folder.prefix.clone();
+            part.allow_missing = folder.allow_missing;
+            part.rules.include = folder.rules.include.clone();
+            part.rules.exclude = folder.rules.exclude.clone();
+            part.rules.hidden = folder.rules.hidden;
+            part.rules.gitignore = folder.rules.gitignore;
+            part.rules.siblings = folder.rules.siblings;
+            parts.push(part);
+        }
+        parts
     }
 
     /// Sets the option `name` (a macro key, as [`SETTINGS`] defines them) to `value`: what

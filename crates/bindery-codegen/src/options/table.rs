@@ -101,6 +101,9 @@ pub struct Setting {
     pub doc: &'static str,
     /// Its default, as the docs show it.
     pub default: &'static str,
+    /// Whether each folder of a catalog of several has its own (which files it gives and under
+    /// which prefix); the others hold for the whole catalog and are given with the first.
+    pub per_folder: bool,
     set: fn(Options, &Given) -> Result<Options, String>,
     get: fn(&Options) -> Given,
 }
@@ -127,6 +130,17 @@ pub fn setting(name: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|setting| setting.name == name)
 }
 
+/// The names of the options each folder of a catalog has its own of, for the error that meets
+/// another in a further folder's settings.
+pub fn folder_names() -> String {
+    SETTINGS
+        .iter()
+        .filter(|setting| setting.per_folder)
+        .map(|setting| setting.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Every option's name, for the error that meets an unknown one.
 pub fn names() -> String {
     SETTINGS
@@ -142,8 +156,13 @@ pub fn markdown() -> String {
     let mut table =
         String::from("| option | value | what it does | default |\n| --- | --- | --- | --- |\n");
     for setting in SETTINGS {
+        let scope = if setting.per_folder {
+            " (each folder its own)"
+        } else {
+            ""
+        };
         table.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| `{}` | {} | {}{scope} | {} |\n",
             setting.name,
             setting.takes.expected(),
             setting.doc,
@@ -212,6 +231,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Word(&["static", "gzip", "copy"]),
         doc: "how files are stored and what `get` returns (see `Mode`)",
         default: "`\"static\"`",
+        per_folder: false,
         set: |options, value| Ok(options.mode(word::<Mode>(value, Takes::Word(&[]))?)),
         get: |options| Given::Text(options.mode.to_string()),
     },
@@ -220,6 +240,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Globs,
         doc: "embed only paths matching one of these (relative to the folder; `*` crosses `/`)",
         default: "every file",
+        per_folder: true,
         set: |options, value| Ok(as_list(value)?.into_iter().fold(options, Options::include)),
         get: |options| Given::List(options.rules.include.clone()),
     },
@@ -228,6 +249,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Globs,
         doc: "leave out paths matching one of these; exclude wins over include",
         default: "none",
+        per_folder: true,
         set: |options, value| Ok(as_list(value)?.into_iter().fold(options, Options::exclude)),
         get: |options| Given::List(options.rules.exclude.clone()),
     },
@@ -236,6 +258,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Text,
         doc: "a relative path put before every catalog path",
         default: "none",
+        per_folder: true,
         set: |options, value| Ok(options.prefix(as_text(value)?)),
         get: |options| Given::Text(options.prefix.clone()),
     },
@@ -244,6 +267,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Bool,
         doc: "embed names starting with `.`",
         default: "`false`",
+        per_folder: true,
         set: |options, value| Ok(options.hidden(as_bool(value)?)),
         get: |options| Given::Bool(options.rules.hidden),
     },
@@ -252,6 +276,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Bool,
         doc: "leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top; no global rules); dev mode applies the same rules",
         default: "`false`",
+        per_folder: true,
         set: |options, value| Ok(options.gitignore(as_bool(value)?)),
         get: |options| Given::Bool(options.rules.gitignore),
     },
@@ -260,6 +285,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Word(&Modified::WORDS),
         doc: "record modification times: `true` each file's (builds are then not reproducible), `\"source-date-epoch\"` one date for every build of a commit (`SOURCE_DATE_EPOCH`, else the last commit that touched the folder, else the crate's)",
         default: "`false`",
+        per_folder: false,
         set: |options, value| {
             Ok(options.modified(word::<Modified>(value, Takes::Word(&Modified::WORDS))?))
         },
@@ -270,6 +296,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Bool,
         doc: "serve each file also under a content-hashed name (`app.css` → `app.3f2a9c1d4e5b.css`), marked `immutable`; `Catalog::url` gives it",
         default: "`false`",
+        per_folder: false,
         set: |options, value| Ok(options.fingerprint(as_bool(value)?)),
         get: |options| Given::Bool(options.fingerprint),
     },
@@ -278,6 +305,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Word(&["sha256", "sha384", "sha512"]),
         doc: "the algorithm of `EmbeddedFile::integrity`",
         default: "`\"sha384\"`",
+        per_folder: false,
         set: |options, value| Ok(options.integrity(word::<Integrity>(value, Takes::Word(&[]))?)),
         get: |options| Given::Text(options.rules.integrity.as_str().to_owned()),
     },
@@ -286,6 +314,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Words(&["br", "zstd", "gzip"]),
         doc: "wire variants made at build time and sent as-is to clients that accept them (br and zstd need bindery's features of those names)",
         default: "none",
+        per_folder: false,
         set: |options, value| {
             let encodings = as_list(value)?
                 .iter()
@@ -308,6 +337,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Bool,
         doc: "the `.br`, `.gz` and `.zst` files beside a file (a front-end pipeline's) become its variants, checked at build time to decode to exactly it, instead of compressing again; they are not listed",
         default: "`false`",
+        per_folder: true,
         set: |options, value| Ok(options.siblings(as_bool(value)?)),
         get: |options| Given::Bool(options.rules.siblings),
     },
@@ -316,6 +346,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Number(9),
         doc: "the gzip level",
         default: "`9`",
+        per_folder: false,
         set: |options, value| match value {
             Given::Number(level) => Ok(options.level(u32::try_from(*level).unwrap_or(u32::MAX))),
             _ => Err(wrong(Takes::Number(9))),
@@ -327,14 +358,16 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Size,
         doc: "refuse any file larger than this, naming the largest",
         default: "none",
+        per_folder: false,
         set: |options, value| Ok(options.max_file_size(Some(size(value)?))),
         get: |options| optional_size(options.max_file_size),
     },
     Setting {
         name: "max_total_size",
         takes: Takes::Size,
-        doc: "refuse a folder whose files add up to more than this, naming the largest",
+        doc: "refuse a catalog whose files (every folder's together) add up to more than this, naming the largest",
         default: "none",
+        per_folder: false,
         set: |options, value| Ok(options.max_total_size(Some(size(value)?))),
         get: |options| optional_size(options.max_total_size),
     },
@@ -343,6 +376,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Threshold,
         doc: "stored size from which a file enters through the assembler instead of `include_bytes!` (`0`: every file); such files are never packed",
         default: "1 MiB",
+        per_folder: false,
         set: |options, value| match value {
             Given::Number(bytes) => Ok(options.large_threshold(Some(*bytes))),
             Given::Text(text) => Ok(options.large_threshold(parse_large_threshold(text)?)),
@@ -359,6 +393,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Bool,
         doc: "an empty catalog when the folder does not exist (yet)",
         default: "`false`",
+        per_folder: true,
         set: |options, value| Ok(options.allow_missing(as_bool(value)?)),
         get: |options| Given::Bool(options.allow_missing),
     },
@@ -367,6 +402,7 @@ pub static SETTINGS: &[Setting] = &[
         takes: Takes::Text,
         doc: "the path generated code names the runtime by, for a crate that re-exports bindery (`\"my_crate::bindery\"`)",
         default: "`\"::bindery\"`",
+        per_folder: false,
         set: |options, value| Ok(options.crate_path(as_text(value)?)),
         get: |options| Given::Text(options.crate_path.clone()),
     },

@@ -5,6 +5,7 @@ mod bad_input;
 mod cache;
 mod contract;
 mod emit;
+mod folders;
 mod gitignore;
 mod options;
 mod pack;

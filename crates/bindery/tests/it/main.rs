@@ -6,6 +6,7 @@ mod dependencies;
 mod dev;
 mod external;
 mod fixtures;
+mod folders;
 mod large;
 mod metadata;
 mod options;
