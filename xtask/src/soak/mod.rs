@@ -14,8 +14,9 @@
 //! connection was closed within its deadline, every slow reader got its answer whole, no spoof
 //! was believed, private RSS less the answer cache at the end is within 2% of its value after
 //! the first minute (short runs: within 4 MiB of it after 3 s), one private copy of the
-//! database is mapped, and the server shuts down cleanly. The figures go to
-//! `target/bench/soak.md`. `--quick`: 20 s, on the sample database when no GeoLite2 file is
+//! database is mapped, and the server shuts down cleanly. The memory is also measured every two
+//! minutes between (the load stopped each time), so the report shows its course. The figures go
+//! to `target/bench/soak.md`, with `/proc/PID/smaps` and `status` at each measure. `--quick`: 20 s, on the sample database when no GeoLite2 file is
 //! present (CI).
 
 mod clients;
@@ -88,9 +89,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The load, the clients and the swaps, in two stretches: the first minute (3 s in short
-/// runs), then the rest; after each, with the load and every client stopped (their
-/// connections closed), the memory in the same settled state.
+/// The load, the clients and the swaps, in stretches: the first minute (3 s in short runs), then
+/// two minutes at a time (the rest at once in short runs); after each, with the load and every
+/// client stopped (their connections closed), the memory in the same settled state, so the
+/// report shows its course and not only its two ends.
 fn soak(
     server: &Server,
     swapper: &mut Swapper<'_>,
@@ -104,21 +106,18 @@ fn soak(
     let first = if seconds >= 120 { 60 } else { 3 };
     let mut samples = Vec::new();
     let mut settled = Vec::new();
-    for stretch in [first, seconds - first] {
-        let clients = clients::Clients::start(server.address, &tallies);
-        let load = wrk(Some(1), 32, stretch)
-            .args(["-s", "benches/wrk/soak.lua"])
-            .arg(format!("http://{}", server.address))
-            .stdout(Stdio::piped())
-            .spawn()?;
-        swapper.during(Duration::from_secs(stretch), server)?;
-        let output = load.wait_with_output()?;
-        let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        ensure!(output.status.success(), "wrk failed: {text}");
-        samples.push(text);
-        clients.stop();
-        settled.push(server.settled_kib(&stretch.to_string())?);
+    let mut course = Vec::new();
+    let mut elapsed = 0;
+    for stretch in stretches(seconds, first) {
+        samples.push(one_stretch(server, swapper, &tallies, stretch)?);
+        elapsed += stretch;
+        let measured = server.settled_kib(&elapsed.to_string())?;
+        course.push((elapsed, measured.0));
+        settled.push(measured);
     }
+    let (Some(&start), Some(&end)) = (settled.first(), settled.last()) else {
+        bail!("the soak measured nothing");
+    };
     let mut report = Report {
         which,
         seconds,
@@ -140,9 +139,10 @@ fn soak(
         refusals: server.refusals.load(std::sync::atomic::Ordering::Relaxed),
         mapped_copies: server.mapped_databases(swapper.dir)?,
         baseline_after_s: first,
-        baseline_kib: settled[0].0,
-        end_kib: settled[1].0,
-        heap_kib: [settled[0].1, settled[1].1],
+        baseline_kib: start.0,
+        end_kib: end.0,
+        heap_kib: [start.1, end.1],
+        course,
     };
     for text in &samples {
         report.add_load(text)?;
@@ -161,6 +161,46 @@ fn soak(
         health.status_line
     );
     Ok(report)
+}
+
+/// One stretch of `seconds`: the well-behaved load, the clients and the swaps together, then
+/// the clients stopped; wrk's output.
+fn one_stretch(
+    server: &Server,
+    swapper: &mut Swapper<'_>,
+    tallies: &std::sync::Arc<clients::Tallies>,
+    seconds: u64,
+) -> anyhow::Result<String> {
+    let clients = clients::Clients::start(server.address, tallies);
+    let load = wrk(Some(1), 32, seconds)
+        .args(["-s", "benches/wrk/soak.lua"])
+        .arg(format!("http://{}", server.address))
+        .stdout(Stdio::piped())
+        .spawn()?;
+    swapper.during(Duration::from_secs(seconds), server)?;
+    let output = load.wait_with_output()?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    ensure!(output.status.success(), "wrk failed: {text}");
+    clients.stop();
+    Ok(text)
+}
+
+/// The lengths of the stretches of a soak of `seconds`: `first`, then two minutes at a time (the
+/// last one what is left), or the rest at once in a short run.
+fn stretches(seconds: u64, first: u64) -> Vec<u64> {
+    const STEP: u64 = 120;
+    let mut lengths = vec![first];
+    let mut left = seconds - first;
+    if seconds < 2 * STEP {
+        lengths.push(left);
+        return lengths;
+    }
+    while left > 0 {
+        let length = if left < STEP + STEP / 2 { left } else { STEP };
+        lengths.push(length);
+        left -= length;
+    }
+    lengths
 }
 
 /// wrk with the soak's script for `seconds`, waited for.
@@ -186,4 +226,21 @@ fn sample_database() -> anyhow::Result<PathBuf> {
         .pop()
         .map(|(_, path)| path)
         .context("no sample database under target/release/build/geodb-*/out")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stretches;
+
+    #[test]
+    fn stretches_cover_the_soak_two_minutes_at_a_time_after_the_first() {
+        assert_eq!(stretches(20, 3), [3, 17]);
+        assert_eq!(stretches(600, 60), [60, 120, 120, 120, 120, 60]);
+        assert_eq!(stretches(660, 60), [60, 120, 120, 120, 120, 120]);
+        assert_eq!(stretches(300, 60), [60, 120, 120]);
+        for seconds in 30..2000 {
+            let first = if seconds >= 120 { 60 } else { 3 };
+            assert_eq!(stretches(seconds, first).iter().sum::<u64>(), seconds);
+        }
+    }
 }

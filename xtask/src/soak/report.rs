@@ -35,6 +35,8 @@ pub struct Report {
     pub end_kib: f64,
     /// The heap in use (less the answer cache) at the same two moments.
     pub heap_kib: [f64; 2],
+    /// Private RSS less the answer cache after each stretch: seconds of load so far, KiB.
+    pub course: Vec<(u64, f64)>,
 }
 
 fn load(tally: &Tally) -> (u64, u64, u64, f64) {
@@ -172,6 +174,16 @@ impl fmt::Display for Report {
             "database swaps: {renames} renames, {copies} cp in place, {truncations} truncate-then-write, \
              {races} SIGHUP races ({} reloads, {} refused loads logged), {} private copy mapped at the end",
             self.reloads, self.refusals, self.mapped_copies
+        )?;
+        let course: Vec<String> = self
+            .course
+            .iter()
+            .map(|(seconds, kib)| format!("{seconds} s {:.2}", kib / 1024.0))
+            .collect();
+        writeln!(
+            out,
+            "private RSS less the answer cache after each stretch (MiB): {}",
+            course.join(", ")
         )?;
         write!(
             out,
