@@ -16,8 +16,8 @@
 //! the first minute (short runs: within 4 MiB of it after 3 s), one private copy of the
 //! database is mapped, and the server shuts down cleanly. The memory is also measured every two
 //! minutes between (the load stopped each time), so the report shows its course. The figures go
-//! to `target/bench/soak.md`, with `/proc/PID/smaps` and `status` at each measure. `--quick`: 20 s, on the sample database when no GeoLite2 file is
-//! present (CI).
+//! to `target/bench/soak.md`, with `/proc/PID/smaps` and `status` at each measure.
+//! `--quick`: 20 s, on the sample database when no GeoLite2 file is present (CI).
 
 mod clients;
 mod report;
