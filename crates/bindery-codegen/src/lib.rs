@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod bundle;
 mod cache;
 mod compress;
 pub mod emit;
@@ -35,6 +36,7 @@ pub use bindery_core::{
     describe, scan,
 };
 
+pub use bundle::{Bundle, Bundler, Chunk};
 pub use cache::default_cache_dir;
 pub use compress::MIN_SAVING_PERCENT;
 pub use encoding::{

@@ -46,6 +46,9 @@ pub struct Manifest {
     /// Whether each file is also served under its fingerprinted name
     /// ([`Entry::fingerprinted`]).
     pub fingerprint: bool,
+    /// What the bundler's manifest says of the files, with
+    /// [`Options::manifest`](crate::Options::manifest).
+    pub bundle: Option<crate::Bundle>,
 }
 
 /// A further folder of a catalog of several: where it is, its prefix, and its rules.

@@ -202,6 +202,30 @@ pub enum Error {
         /// Its fingerprinted name, taken.
         fingerprinted: String,
     },
+    /// A bundler's manifest (`manifest = "vite"`: `.vite/manifest.json`) cannot be read or is
+    /// not one.
+    #[error("manifest `{}`: {reason}", path.display())]
+    BundleManifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A bundler's manifest names a file the catalog does not hold: missing from the folder,
+    /// or left out by `include`/`exclude`.
+    #[error(
+        "manifest `{}`: `{chunk}` names `{file}`, which the catalog does not hold (missing from \
+         the folder, or left out by include/exclude)",
+        path.display()
+    )]
+    BundleMissingFile {
+        /// The manifest file.
+        path: PathBuf,
+        /// The manifest's key that names it (`index.html`, `src/lazy.js`).
+        chunk: String,
+        /// The file named, as the catalog would spell it.
+        file: String,
+    },
     /// A precompressed sibling (`app.js.br`) does not decode to the file beside it.
     #[error("precompressed sibling `{}` does not decode to `{}`: {reason}", sibling.display(), file.display())]
     SiblingMismatch {

@@ -48,7 +48,7 @@ pub use mode::{Mode, ParseModeError};
 /// ```
 /// assert_eq!(bindery_core::CONTRACT, 4);
 /// ```
-pub const CONTRACT: u32 = 4;
+pub const CONTRACT: u32 = 5;
 
 /// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
 ///

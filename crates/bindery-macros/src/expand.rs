@@ -153,6 +153,9 @@ fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Erro
         Error::FileTooLarge { .. } => settings.spans.key("max_file_size"),
         Error::TotalTooLarge { .. } => settings.spans.key("max_total_size"),
         Error::FingerprintCollision { .. } => settings.spans.key("fingerprint"),
+        Error::BundleManifest { .. } | Error::BundleMissingFile { .. } => {
+            settings.spans.key("manifest")
+        }
         Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => {
             settings.spans.key("modified")
         }

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::layout::DevSource;
+use crate::layout::{BundleInfo, DevSource};
 use crate::{Dir, EmbeddedFile, Error, Mode, lookup};
 
 /// A folder of files embedded at build time, ready to be read without any start-up work.
@@ -35,6 +35,8 @@ pub struct Catalog {
     pub(crate) urls: &'static [&'static str],
     /// The indices of `files` in the order of their fingerprinted paths, for lookups by them.
     pub(crate) by_url: &'static [u32],
+    /// What the bundler's manifest said (`manifest = "vite"`); else [`BundleInfo::NONE`].
+    pub(crate) bundle: &'static BundleInfo,
 }
 
 impl Catalog {
@@ -53,6 +55,7 @@ impl Catalog {
             dev: &[],
             urls: &[],
             by_url: &[],
+            bundle: &BundleInfo::NONE,
         }
     }
 

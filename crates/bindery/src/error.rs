@@ -25,6 +25,27 @@ pub enum Error {
         /// What the decoder reported.
         reason: String,
     },
+    /// An entry asked for that the catalog's bundler manifest does not list (or the catalog
+    /// was built without `manifest`).
+    #[error(
+        "no entry `{name}` in the catalog's bundler manifest{}",
+        listing(entries)
+    )]
+    NoEntry {
+        /// The entry asked for.
+        name: String,
+        /// The manifest's entry points (`isEntry`).
+        entries: Vec<&'static str>,
+    },
+    /// A file the bundler's manifest names is not in the catalog now: in dev mode, a later run
+    /// of the bundler replaced it (rebuild the crate after the bundler runs).
+    #[error(
+        "`{path}`, named by the bundler's manifest, is not in the catalog now; rebuild after the bundler runs"
+    )]
+    NotBundled {
+        /// The file's catalog path.
+        path: &'static str,
+    },
     /// Reading or writing a file on disk failed.
     #[error("{action} `{}`: {source}", path.display())]
     Io {
@@ -35,6 +56,15 @@ pub enum Error {
         /// The operating system's error.
         source: io::Error,
     },
+}
+
+/// `": a, b"` naming what there is, or `" (it has none)"`.
+fn listing(entries: &[&str]) -> String {
+    if entries.is_empty() {
+        " (it has none)".to_owned()
+    } else {
+        format!(" (its entries: {})", entries.join(", "))
+    }
 }
 
 impl Error {

@@ -49,3 +49,39 @@ pub struct DevSource {
     /// The build's rules: which files, and what they record.
     pub rules: &'static str,
 }
+
+/// What a bundler's manifest said of a catalog's files (`manifest = "vite"`), as tables made
+/// at build time: the chunks sorted by name, and two sorted lists of catalog paths.
+#[derive(Debug)]
+pub struct BundleInfo {
+    /// Every chunk, sorted by name.
+    pub chunks: &'static [ChunkInfo],
+    /// Every JavaScript file the manifest names, sorted: an import map gives their integrity.
+    pub scripts: &'static [&'static str],
+    /// Every file the manifest names, sorted: named with the bundler's hash, served immutable.
+    pub hashed: &'static [&'static str],
+}
+
+impl BundleInfo {
+    /// The bundle of a catalog built without a manifest.
+    pub const NONE: BundleInfo = BundleInfo {
+        chunks: &[],
+        scripts: &[],
+        hashed: &[],
+    };
+}
+
+/// One chunk of a bundler's manifest and what a page that loads it needs (catalog paths).
+#[derive(Debug)]
+pub struct ChunkInfo {
+    /// Its key in the manifest (`index.html`, `src/main.js`).
+    pub name: &'static str,
+    /// The file it became.
+    pub file: &'static str,
+    /// Whether it is an entry point.
+    pub entry: bool,
+    /// The stylesheets it needs, in order.
+    pub styles: &'static [&'static str],
+    /// The chunks it imports statically, directly or not, for `modulepreload`.
+    pub preloads: &'static [&'static str],
+}

@@ -40,10 +40,11 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v4;
+pub mod __private_v5;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
+mod bundle;
 mod catalog;
 mod contract;
 mod dir;
@@ -151,6 +152,7 @@ pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// assert!(paths.is_sorted());
 /// ```
 pub use bindery_macros::embed;
+pub use bundle::EntryPoint;
 pub use catalog::Catalog;
 pub use dir::{Dir, DirEntry};
 pub use error::Error;

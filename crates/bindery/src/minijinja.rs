@@ -22,14 +22,30 @@
 //! assert!(error.to_string().contains("no file `styles.css`"), "{error}");
 //! ```
 //!
+//! With a catalog built from a bundler's output with `manifest = "vite"`, `vite_entry("…")`
+//! writes every tag an entry point needs (the import map with the integrity of every chunk,
+//! stylesheets, `modulepreload`s, the module script: [`ServeCatalog::entry_tags`]):
+//!
+//! ```
+//! # use bindery::{minijinja::Templates, serve::ServeCatalog};
+//! # static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
+//! static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+//! let templates = Templates::new(&PAGES).with_assets(&ServeCatalog::new(&DIST));
+//! let head = templates.render_str(r#"<head>{{ vite_entry("index.html") }}</head>"#, ()).unwrap();
+//! assert!(head.contains(r#"<script type="module" src="/assets/index-Bq3xK9aZ.js" integrity="sha384-"#));
+//! assert!(templates.render_str(r#"{{ vite_entry("main.js") }}"#, ()).is_err());
+//! ```
+//!
 //! Typos in templates are caught before they ship by [`check_urls`], called from a test, which
 //! reads every template of the catalog and fails naming each `url("…")` or `integrity("…")`
-//! whose file does not exist. (A compile-time check would need the macro to parse templates;
+//! whose file does not exist, and each `vite_entry("…")` whose entry no manifest lists.
+//! (A compile-time check would need the macro to parse templates;
 //! a test that renders nothing yet covers every template is as early in practice and does not
 //! tie the macro to one template language.)
 
 use std::sync::Arc;
 
+use minijinja::value::Rest;
 use minijinja::{Environment, Error, ErrorKind, Value};
 
 use crate::Catalog;
@@ -99,6 +115,33 @@ impl Assets {
             .map(|(_, file)| Value::from_safe_string(file.integrity().to_owned()))
             .ok_or_else(|| Assets::missing(path))
     }
+
+    /// The tags of `ServeCatalog::entry_tags`, from the first catalog whose bundler manifest
+    /// lists the first entry; safe HTML (URLs percent-encoded, integrity base64).
+    fn vite_entry(&self, names: &[String]) -> Result<Value, Error> {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let Some(first) = names.first() else {
+            return Err(Error::new(
+                ErrorKind::MissingArgument,
+                "vite_entry() needs the name of an entry, such as \"index.html\"",
+            ));
+        };
+        let service = self
+            .0
+            .iter()
+            .find(|service| service.catalog().entry(first).is_some())
+            .or_else(|| self.0.first())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidOperation,
+                    "vite_entry(): no asset catalog",
+                )
+            })?;
+        service
+            .entry_tags(&names)
+            .map(Value::from_safe_string)
+            .map_err(|error| Error::new(ErrorKind::InvalidOperation, error.to_string()))
+    }
 }
 
 /// Adds `url(path)` and `integrity(path)` to `env`, for the files of `assets` (each served
@@ -122,6 +165,10 @@ fn install(env: &mut Environment<'_>, assets: &Assets) {
     env.add_function("url", move |path: &str| urls.url(path));
     let integrities = assets.clone();
     env.add_function("integrity", move |path: &str| integrities.integrity(path));
+    let entries = assets.clone();
+    env.add_function("vite_entry", move |names: Rest<String>| {
+        entries.vite_entry(&names)
+    });
 }
 
 /// What [`Templates::with_setup`] runs on each environment.
@@ -231,7 +278,8 @@ fn environment(
 }
 
 /// Every `url("…")` and `integrity("…")` with a literal path in the templates of `templates`
-/// whose file is in none of `assets`, as `template: path` lines; `Ok` when there are none. Call
+/// whose file is in none of `assets`, and every `vite_entry("…")` whose entry no asset
+/// catalog's bundler manifest lists, as `template: path` lines; `Ok` when there are none. Call
 /// it from a test so that a typo fails CI instead of a page:
 ///
 /// ```
@@ -249,8 +297,12 @@ pub fn check_urls(templates: &Catalog, assets: &[&Catalog]) -> Result<(), Vec<St
             continue;
         };
         let source = String::from_utf8_lossy(&bytes);
-        for path in linked_paths(&source) {
-            if !assets.iter().any(|catalog| catalog.file(&path).is_some()) {
+        for (function, path) in linked_paths(&source) {
+            let found = assets.iter().any(|catalog| match function {
+                "vite_entry(" => catalog.entry(&path).is_some(),
+                _ => catalog.file(&path).is_some(),
+            });
+            if !found {
                 missing.push(format!("{}: {path}", file.path()));
             }
         }
@@ -262,10 +314,11 @@ pub fn check_urls(templates: &Catalog, assets: &[&Catalog]) -> Result<(), Vec<St
     }
 }
 
-/// The literal arguments of `url(…)` and `integrity(…)` calls in a template's source.
-fn linked_paths(source: &str) -> Vec<String> {
+/// The literal arguments of `url(…)`, `integrity(…)` and `vite_entry(…)` calls in a
+/// template's source, each with its function.
+fn linked_paths(source: &str) -> Vec<(&'static str, String)> {
     let mut paths = Vec::new();
-    for function in ["url(", "integrity("] {
+    for function in ["url(", "integrity(", "vite_entry("] {
         let mut rest = source;
         while let Some(at) = rest.find(function) {
             let is_call = rest[..at]
@@ -273,15 +326,20 @@ fn linked_paths(source: &str) -> Vec<String> {
                 .next_back()
                 .is_none_or(|before| !(before.is_alphanumeric() || before == '_' || before == '.'));
             rest = &rest[at + function.len()..];
-            let argument = rest.trim_start();
-            let Some(quote) = argument.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-                continue;
-            };
-            let Some(end) = argument[1..].find(quote) else {
-                continue;
-            };
-            if is_call {
-                paths.push(argument[1..1 + end].to_owned());
+            // `vite_entry` takes several names; the others one.
+            let mut argument = rest.trim_start();
+            while let Some(quote) = argument.chars().next().filter(|c| *c == '"' || *c == '\'') {
+                let Some(end) = argument[1..].find(quote) else {
+                    break;
+                };
+                if is_call {
+                    paths.push((function, argument[1..1 + end].to_owned()));
+                }
+                argument = argument[end + 2..].trim_start();
+                match argument.strip_prefix(',') {
+                    Some(more) if function == "vite_entry(" => argument = more.trim_start(),
+                    _ => break,
+                }
             }
         }
     }
@@ -295,6 +353,20 @@ mod tests {
     #[test]
     fn finds_literal_arguments_only() {
         let source = r#"{{ url("a.css") }} {{ integrity( 'b.js' ) }} {{ url(name) }} {{ my_url("x") }} {{ x.url("y") }}"#;
-        assert_eq!(linked_paths(source), ["a.css", "b.js"]);
+        let found: Vec<String> = linked_paths(source)
+            .into_iter()
+            .map(|(_, path)| path)
+            .collect();
+        assert_eq!(found, ["a.css", "b.js"]);
+        let entries = linked_paths(
+            r#"{{ vite_entry("index.html", 'src/admin.js') }} {{ vite_entry(name) }}"#,
+        );
+        assert_eq!(
+            entries,
+            [
+                ("vite_entry(", "index.html".to_owned()),
+                ("vite_entry(", "src/admin.js".to_owned())
+            ]
+        );
     }
 }

@@ -659,11 +659,21 @@ static BY_MACRO: bindery::Catalog = bindery::embed!(
     max_file_size = "1 MiB",
     max_total_size = 10_485_760,
     gitignore = true,
-    siblings = true
+    siblings = true,
+    manifest = "vite"
 );
 
 fn main() {
     let (left, right) = (&generated::GENERATED, &BY_MACRO);
+    let entries = |catalog: &bindery::Catalog| -> Vec<String> {
+        catalog
+            .entries()
+            .map(|e| format!("{} {} {} {:?} {:?}", e.name(), e.is_entry(), e.script(), e.styles(), e.preloads()))
+            .collect()
+    };
+    assert_eq!(entries(left), ["src/main.js true static/assets/main-Ab12Cd34.js [\"static/assets/main-Ef56Gh78.css\"] []"]);
+    assert_eq!(entries(left), entries(right));
+    assert_eq!(left.bundled_scripts(), right.bundled_scripts());
     assert_eq!(left.len(), right.len());
     assert!(left.has_fingerprints() && right.has_fingerprints());
     for (a, b) in left.iter().zip(right.iter()) {
@@ -683,11 +693,19 @@ fn main() {
         assert_eq!(a.raw(), b.raw(), "{path}");
         assert_eq!(left.get(path), right.get(path), "{path}");
         let url = left.url(path).unwrap();
-        assert_ne!(url, path);
         assert_eq!(url, right.url(path).unwrap(), "{path}");
-        assert_eq!(left.file_by_url(url).unwrap().path(), path);
-        assert_eq!(right.file_by_url(url).unwrap().path(), path);
+        assert_eq!(left.is_bundled(path), right.is_bundled(path), "{path}");
+        if left.is_bundled(path) {
+            // Named with the bundler's hash: no second fingerprint.
+            assert_eq!(url, path);
+            assert!(left.file_by_url(url).is_none() && right.file_by_url(url).is_none());
+        } else {
+            assert_ne!(url, path);
+            assert_eq!(left.file_by_url(url).unwrap().path(), path);
+            assert_eq!(right.file_by_url(url).unwrap().path(), path);
+        }
     }
+    assert!(left.is_bundled("static/assets/main-Ef56Gh78.css"));
     assert!(left.file("static/app.js.gz").is_none(), "a sibling is no file");
     let gzip = left.file("static/app.js").unwrap().gzip().unwrap();
     assert_eq!(gzip, &std::fs::read("site/app.js.gz").unwrap()[..], "the sibling is the stored form");
@@ -697,12 +715,19 @@ fn main() {
 
 /// The generator and the macro agree file for file on a catalog that uses every option of the
 /// front-end pipeline: a folder named by a variable, fingerprints, another integrity algorithm,
-/// the source date, size guards and a prefix, in gzip mode.
+/// the source date, size guards, a prefix and Vite's manifest, in gzip mode.
 #[test]
 fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
     let project = crate_using_bindery("pipeline_options_agree", &[]);
     write_site(&project.path().join("site"));
     project.write("site/.gitignore", "*.bin\n");
+    // Vite's output: hashed names and the manifest that lists them.
+    project.write("site/assets/main-Ab12Cd34.js", "console.log('main');\n");
+    project.write("site/assets/main-Ef56Gh78.css", "body { margin: 0 }\n");
+    project.write(
+        "site/.vite/manifest.json",
+        r#"{"src/main.js": {"file": "assets/main-Ab12Cd34.js", "isEntry": true, "css": ["assets/main-Ef56Gh78.css"]}}"#,
+    );
     // A pipeline's precompressed sibling: the stored gzip form of `app.js`, not a file.
     let gzipped = std::process::Command::new("gzip")
         .args(["-9", "-n", "-k", "site/app.js"])
@@ -734,6 +759,8 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
             "10MiB",
             "--gitignore",
             "--siblings",
+            "--manifest",
+            "vite",
         ])
         .current_dir(project.path())
         .envs(envs)
@@ -753,12 +780,12 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
         .output()
         .expect("cargo runs");
     assert!(run.status.success(), "{}", stderr(&run));
-    // `img/noise.bin` is ignored by `site/.gitignore`.
+    // `img/noise.bin` is ignored by `site/.gitignore`; Vite's two files are added.
     assert_eq!(
         stdout(&run).trim(),
         format!(
             "{} files agree",
-            bindery_test_support::site_files().len() - 1
+            bindery_test_support::site_files().len() + 1
         )
     );
 }

@@ -66,12 +66,17 @@ pub(super) fn sizes(
     Ok(())
 }
 
-/// Gives every file its fingerprinted name, refusing one that is also the plain name of a file
-/// (two URLs for one path would serve different bytes).
-pub(super) fn fingerprints(files: &mut [Described]) -> Result<(), Error> {
+/// Gives every file its fingerprinted name, except those the bundler already hashed (`hashed`,
+/// sorted: they keep their own name), refusing one that is also the plain name of a file (two
+/// URLs for one path would serve different bytes).
+pub(super) fn fingerprints(files: &mut [Described], hashed: &[String]) -> Result<(), Error> {
     let plain: HashSet<&str> = files.iter().map(|file| file.entry.path.as_str()).collect();
     let mut names = Vec::with_capacity(files.len());
     for file in files.iter() {
+        if hashed.binary_search(&file.entry.path).is_ok() {
+            names.push(None);
+            continue;
+        }
         let name = bindery_core::key::fingerprinted(&file.entry.path, &file.entry.hash);
         if plain.contains(name.as_str()) {
             return Err(Error::FingerprintCollision {
@@ -79,10 +84,10 @@ pub(super) fn fingerprints(files: &mut [Described]) -> Result<(), Error> {
                 fingerprinted: name,
             });
         }
-        names.push(name);
+        names.push(Some(name));
     }
     for (file, name) in files.iter_mut().zip(names) {
-        file.entry.fingerprinted = Some(name);
+        file.entry.fingerprinted = name;
     }
     Ok(())
 }

@@ -91,8 +91,13 @@ pub(crate) fn build(
             file.entry.modified = Some(seconds);
         }
     }
+    manifest.bundle = bundle(options, &files)?;
     if options.fingerprint {
-        guard::fingerprints(&mut files)?;
+        let hashed = manifest
+            .bundle
+            .as_ref()
+            .map_or(&[][..], |bundle| &bundle.hashed[..]);
+        guard::fingerprints(&mut files, hashed)?;
     }
     if options.pack {
         // The catalogs that would make this same pack from other files: the same folders,
@@ -109,6 +114,19 @@ pub(crate) fn build(
     check_unchanged(&files)?;
     manifest.entries = files.into_iter().map(|file| file.entry).collect();
     Ok(manifest)
+}
+
+/// With `manifest`, what the bundler's manifest in the first folder says of `files`.
+fn bundle(options: &Options, files: &[Described]) -> Result<Option<crate::Bundle>, Error> {
+    let Some(bundler) = options.manifest else {
+        return Ok(None);
+    };
+    if !options.folder_exists()? {
+        return Ok(None);
+    }
+    let paths: Vec<&str> = files.iter().map(|file| file.entry.path.as_str()).collect();
+    let prefix = options.normalised_prefix()?;
+    crate::bundle::read(bundler, &options.root, &prefix, &paths).map(Some)
 }
 
 /// One folder's files, and its precompressed siblings taken out of them when asked.
@@ -205,6 +223,7 @@ fn empty_manifest(parts: &[Options]) -> Result<Manifest, Error> {
         crate_path: options.crate_path.clone(),
         source_date: None,
         fingerprint: options.fingerprint,
+        bundle: None,
     })
 }
 

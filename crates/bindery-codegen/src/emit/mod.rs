@@ -130,31 +130,69 @@ fn option_u64(value: Option<u64>) -> TokenStream {
     }
 }
 
-/// `const URLS: &[&str] = &[…]; const BY_URL: &[u32] = &[…];`: each file's fingerprinted path
-/// in file order, and the file indices in the order of those paths (lookups by URL are a binary
-/// search). Both empty without fingerprints.
+/// `const URLS: &[&str] = &[…]; const BY_URL: &[u32] = &[…];`: each file's URL path in file
+/// order (its fingerprinted name; a file the bundler hashed keeps its own), and the indices of
+/// the fingerprinted ones in the order of those names (lookups by URL are a binary search).
+/// Both empty without fingerprints.
 fn url_tables(manifest: &Manifest) -> String {
+    if !manifest.fingerprint {
+        return " const URLS: &[&str] = &[]; const BY_URL: &[u32] = &[];".to_owned();
+    }
     let urls: Vec<&str> = manifest
         .entries
         .iter()
-        .filter_map(|entry| entry.fingerprinted.as_deref())
+        .map(|entry| entry.fingerprinted.as_deref().unwrap_or(&entry.path))
         .collect();
-    if !manifest.fingerprint || urls.len() != manifest.entries.len() {
-        return " const URLS: &[&str] = &[]; const BY_URL: &[u32] = &[];".to_owned();
-    }
     let mut text = String::from(" const URLS: &[&str] = &[");
-    for (index, url) in urls.iter().enumerate() {
-        if index > 0 {
-            text.push_str(", ");
-        }
-        push_string_literal(&mut text, url);
-    }
-    let mut order: Vec<usize> = (0..urls.len()).collect();
+    push_list(&mut text, &urls);
+    let mut order: Vec<usize> = (0..urls.len())
+        .filter(|&index| manifest.entries[index].fingerprinted.is_some())
+        .collect();
     order.sort_by_key(|&index| urls[index]);
     text.push_str("]; const BY_URL: &[u32] = &[");
     let order: Vec<String> = order.iter().map(usize::to_string).collect();
     text.push_str(&order.join(", "));
     text.push_str("];");
+    text
+}
+
+/// String literals separated by commas.
+fn push_list<S: AsRef<str>>(text: &mut String, items: &[S]) {
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            text.push_str(", ");
+        }
+        push_string_literal(text, item.as_ref());
+    }
+}
+
+/// `const BUNDLE: &Bundle = …;`: what the bundler's manifest said, as tables
+/// (`Bundle::NONE` without one).
+fn bundle_table(manifest: &Manifest, private: &str) -> String {
+    let Some(bundle) = &manifest.bundle else {
+        return format!(" const BUNDLE: &{private}::BundleInfo = &{private}::BundleInfo::NONE;");
+    };
+    let mut text =
+        format!(" const BUNDLE: &{private}::BundleInfo = &{private}::BundleInfo {{ chunks: &[");
+    for (index, chunk) in bundle.chunks.iter().enumerate() {
+        if index > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(&format!("{private}::ChunkInfo {{ name: "));
+        push_string_literal(&mut text, &chunk.name);
+        text.push_str(", file: ");
+        push_string_literal(&mut text, &chunk.file);
+        text.push_str(&format!(", entry: {}, styles: &[", chunk.entry));
+        push_list(&mut text, &chunk.styles);
+        text.push_str("], preloads: &[");
+        push_list(&mut text, &chunk.preloads);
+        text.push_str("] }");
+    }
+    text.push_str("], scripts: &[");
+    push_list(&mut text, &bundle.scripts);
+    text.push_str("], hashed: &[");
+    push_list(&mut text, &bundle.hashed);
+    text.push_str("] };");
     text
 }
 
@@ -251,6 +289,12 @@ fn source_tracking(manifest: &Manifest) -> String {
             text.push_str(");");
         }
     }
+    if let Some(bundle) = &manifest.bundle {
+        // Not embedded (hidden), but what `Catalog::entry` says comes from it.
+        text.push_str("let _ = ::core::include_bytes!(");
+        push_string_literal(&mut text, &slash_path(&bundle.manifest));
+        text.push_str(");");
+    }
     if text.len() == empty {
         return String::new();
     }
@@ -325,10 +369,14 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     };
     let tail = quote! {
         const DEV: &[#private::DevSource] = #dev_source;
-        #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL)
+        #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL, BUNDLE)
     };
     text.push_str("];");
     text.push_str(&url_tables(manifest));
+    text.push_str(&bundle_table(
+        manifest,
+        &private.to_string().replace(' ', ""),
+    ));
     text.push_str(&format!(" {tail} }}"));
     text
 }

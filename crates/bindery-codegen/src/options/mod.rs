@@ -92,6 +92,7 @@ pub struct Options {
     pub(crate) crate_path: String,
     pub(crate) crate_dir: Option<PathBuf>,
     pub(crate) fingerprint: bool,
+    pub(crate) manifest: Option<crate::Bundler>,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
     /// The further folders of the catalog, each as options of which only the per-folder
@@ -122,6 +123,7 @@ impl Options {
             crate_path: DEFAULT_CRATE_PATH.to_owned(),
             crate_dir: None,
             fingerprint: false,
+            manifest: None,
             max_file_size: None,
             max_total_size: None,
             folders: Vec::new(),
@@ -280,6 +282,39 @@ impl Options {
     /// ```
     pub fn fingerprint(mut self, fingerprint: bool) -> Self {
         self.fingerprint = fingerprint;
+        self
+    }
+
+    /// Reads the bundler's manifest in the (first) folder at build time (Vite's
+    /// `.vite/manifest.json`, written with `build.manifest: true`): each chunk's file, the
+    /// stylesheets and chunks it needs, and every file it names, whose name already carries the
+    /// bundler's hash (served `immutable` as it is, never fingerprinted again). A manifest that
+    /// names a file the catalog does not hold fails the build ([`Error::BundleMissingFile`]).
+    ///
+    /// ```
+    /// # let dist = tempfile::tempdir().unwrap();
+    /// # std::fs::create_dir_all(dist.path().join(".vite")).unwrap();
+    /// # std::fs::create_dir_all(dist.path().join("assets")).unwrap();
+    /// # std::fs::write(dist.path().join("assets/index-B1x2.js"), "import './shared-C3.js'").unwrap();
+    /// # std::fs::write(dist.path().join("assets/shared-C3.js"), "export {}").unwrap();
+    /// # std::fs::write(dist.path().join("assets/index-D4.css"), "p{}").unwrap();
+    /// std::fs::write(dist.path().join(".vite/manifest.json"), r#"{
+    ///   "index.html": {"file": "assets/index-B1x2.js", "isEntry": true, "imports": ["_shared"], "css": ["assets/index-D4.css"]},
+    ///   "_shared": {"file": "assets/shared-C3.js"}
+    /// }"#).unwrap();
+    /// let manifest = bindery_codegen::Options::new(dist.path())
+    ///     .manifest(Some(bindery_codegen::Bundler::Vite))
+    ///     .build()
+    ///     .unwrap();
+    /// let bundle = manifest.bundle.unwrap();
+    /// let index = bundle.chunks.iter().find(|chunk| chunk.name == "index.html").unwrap();
+    /// assert_eq!(index.file, "assets/index-B1x2.js");
+    /// assert_eq!(index.preloads, ["assets/shared-C3.js"]);
+    /// assert_eq!(index.styles, ["assets/index-D4.css"]);
+    /// assert_eq!(bundle.scripts, ["assets/index-B1x2.js", "assets/shared-C3.js"]);
+    /// ```
+    pub fn manifest(mut self, bundler: Option<crate::Bundler>) -> Self {
+        self.manifest = bundler;
         self
     }
 

@@ -18,7 +18,7 @@ use std::str::FromStr;
 use bindery_core::rules::Modified;
 
 use crate::options::Options;
-use crate::{Encoding, Integrity, Mode, parse_large_threshold, parse_size};
+use crate::{Bundler, Encoding, Integrity, Mode, parse_large_threshold, parse_size};
 
 /// What kind of value an option takes, as both doors write it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -299,6 +299,23 @@ pub static SETTINGS: &[Setting] = &[
         per_folder: false,
         set: |options, value| Ok(options.fingerprint(as_bool(value)?)),
         get: |options| Given::Bool(options.fingerprint),
+    },
+    Setting {
+        name: "manifest",
+        takes: Takes::Word(&Bundler::WORDS),
+        doc: "read the bundler's manifest in the folder at build time (`\"vite\"`: `.vite/manifest.json`): each entry's script, stylesheets and preloads with their integrity (`Catalog::entry`, `ServeCatalog::entry_tags`), an import map with the integrity of every chunk, and the files it names served `immutable` under their own hashed names; a file it names that the catalog lacks fails the build",
+        default: "none",
+        per_folder: false,
+        set: |options, value| {
+            Ok(options.manifest(Some(word::<Bundler>(value, Takes::Word(&Bundler::WORDS))?)))
+        },
+        get: |options| {
+            Given::Text(
+                options
+                    .manifest
+                    .map_or(String::new(), |bundler| bundler.as_str().to_owned()),
+            )
+        },
     },
     Setting {
         name: "integrity",

@@ -2,6 +2,7 @@
 //! variants, emitting and rendering.
 
 mod bad_input;
+mod bundle;
 mod cache;
 mod contract;
 mod emit;

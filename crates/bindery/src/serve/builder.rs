@@ -18,6 +18,7 @@ use super::path_headers::{self, PathHeaders};
 use super::prepared::Prepared;
 use super::service::ServeCatalog;
 use super::site::Site;
+use super::tags::ImportMap;
 use crate::{Catalog, EmbeddedFile};
 
 /// A policy of `Cache-Control` values by file.
@@ -364,8 +365,16 @@ impl Builder {
     /// The service as set up, without checking names (what [`ServeCatalog::new`] has none of).
     pub(crate) fn assemble(self) -> ServeCatalog {
         let catalog = self.catalog;
-        let default_policy =
-            |file: &EmbeddedFile| HeaderValue::from_static(cache_control::default(file));
+        // Files the bundler named with its hash (`manifest = "vite"`) never change either.
+        let default_policy = |file: &EmbeddedFile| {
+            HeaderValue::from_static(
+                if file.mime() != "text/html" && catalog.is_bundled(file.path()) {
+                    cache_control::IMMUTABLE
+                } else {
+                    cache_control::default(file)
+                },
+            )
+        };
         let policy: &dyn Fn(&EmbeddedFile) -> HeaderValue = match &self.policy {
             Some(policy) => policy,
             None => &default_policy,
@@ -394,11 +403,31 @@ impl Builder {
             budget: Budget::new(settings.heap_budget),
             error_body: config.error_body.clone(),
         };
-        let site = Site {
+        let mut site = Site {
             catalog,
             prepared,
             config,
+            import_map: ImportMap::default(),
         };
+        if !catalog.is_dev() {
+            // A built catalog's bundle was checked at build time: every file is there.
+            let url = |path: &str| site.url(path);
+            let import_map = ImportMap::new(catalog, &url).unwrap_or_default();
+            let pages = super::tags::entry_pages(catalog, &url);
+            site.import_map = import_map;
+            for (index, link) in pages {
+                let prepared = &mut site.prepared[index];
+                if !prepared
+                    .extra
+                    .iter()
+                    .any(|(name, _)| name == http::header::LINK)
+                {
+                    let mut extra = prepared.extra.to_vec();
+                    extra.insert(0, (http::header::LINK, link));
+                    prepared.extra = extra.into_boxed_slice();
+                }
+            }
+        }
         ServeCatalog::from_parts(site, bodies)
     }
 }

@@ -63,6 +63,7 @@ mod range;
 mod response;
 mod service;
 mod site;
+mod tags;
 
 pub use body::Body;
 #[cfg(feature = "rocket")]

@@ -14,10 +14,10 @@ use super::decide;
 use super::future::ResponseFuture;
 use super::head::RequestHead;
 use super::outcome::Outcome;
-use super::path::URL_PATH;
 use super::response;
 use super::site::Site;
 use crate::Catalog;
+use crate::Error;
 
 /// A service serving a `&'static Catalog`: a tower `Service` for axum, hyper and tower-based
 /// servers, and the core of the actix-web and rocket adapters. Cheap to clone (shared state
@@ -139,9 +139,75 @@ impl ServeCatalog {
     /// assert_eq!(service.url("nope.css"), None);
     /// ```
     pub fn url(&self, path: &str) -> Option<String> {
-        let url = self.site.catalog.url(path)?;
-        let encoded = percent_encoding::utf8_percent_encode(url, URL_PATH);
-        Some(format!("{}/{encoded}", self.site.config.mount))
+        self.site.url(path)
+    }
+
+    /// The HTML that loads the bundler's entry points `names` (`manifest = "vite"`; names as
+    /// the manifest keys them, such as `index.html` or `src/main.js`): an import map giving the
+    /// integrity of every bundled script (so a lazily imported chunk is checked too), then the
+    /// stylesheets, the `modulepreload`s and the module scripts they need, each once, with its
+    /// `integrity` and `crossorigin`, at the URLs this service serves them. Put it in the
+    /// page's `<head>`, before any other module script. An entry the manifest does not list is
+    /// [`Error::NoEntry`], naming the ones it does.
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// let service = bindery::serve::ServeCatalog::builder(&DIST).mounted_at("/static").build().unwrap();
+    /// let html = service.entry_tags(&["index.html"]).unwrap();
+    /// let lines: Vec<&str> = html.lines().collect();
+    /// assert!(lines[0].starts_with(r#"<script type="importmap">{"integrity":{"/static/assets/index-Bq3xK9aZ.js":"sha384-"#));
+    /// assert!(lines[1].starts_with(r#"<link rel="stylesheet" href="/static/assets/shared-Gh5sV3wY.css" integrity="sha384-"#));
+    /// assert!(lines[3].starts_with(r#"<link rel="modulepreload" href="/static/assets/shared-DkTw81xQ.js""#));
+    /// assert!(lines[4].starts_with(r#"<script type="module" src="/static/assets/index-Bq3xK9aZ.js""#));
+    /// assert!(lines[4].ends_with(r#" crossorigin="anonymous"></script>"#));
+    /// let error = service.entry_tags(&["src/main.js"]).unwrap_err();
+    /// assert_eq!(error.to_string(), "no entry `src/main.js` in the catalog's bundler manifest (its entries: index.html)");
+    /// ```
+    pub fn entry_tags(&self, names: &[&str]) -> Result<String, Error> {
+        let url = |path: &str| self.site.url(path);
+        let map = self.import_map()?;
+        super::tags::entry_tags(self.site.catalog, &map, &url, names)
+    }
+
+    /// The `Link` header value that preloads what the entry points `names` need
+    /// (`rel=preload; as=style` for stylesheets, `rel=modulepreload` for scripts, with
+    /// `crossorigin` and `integrity` as [`entry_tags`](Self::entry_tags) writes them): sent
+    /// with the page, it lets the browser, or a CDN that turns it into 103 Early Hints, fetch
+    /// them before the HTML is parsed. Errors as `entry_tags`.
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// let service = bindery::serve::ServeCatalog::new(&DIST);
+    /// let link = service.entry_link_header(&["index.html"]).unwrap();
+    /// assert!(link.starts_with("</assets/shared-Gh5sV3wY.css>; rel=preload; as=style; crossorigin; integrity=\"sha384-"));
+    /// assert!(link.contains(", </assets/index-Bq3xK9aZ.js>; rel=modulepreload; crossorigin; integrity=\"sha384-"));
+    /// ```
+    pub fn entry_link_header(&self, names: &[&str]) -> Result<String, Error> {
+        let url = |path: &str| self.site.url(path);
+        super::tags::link_header(self.site.catalog, &url, names, true)
+    }
+
+    /// The CSP source (`'sha256-…'`) that allows the import map [`entry_tags`](Self::entry_tags)
+    /// writes, for a `script-src` without `'unsafe-inline'`; `None` when the catalog has no
+    /// bundled script (and so no import map).
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// let service = bindery::serve::ServeCatalog::new(&DIST);
+    /// assert!(service.import_map_hash().unwrap().starts_with("'sha256-"));
+    /// ```
+    pub fn import_map_hash(&self) -> Option<String> {
+        let map = self.import_map().ok()?;
+        (!map.hash.is_empty()).then(|| map.hash.clone())
+    }
+
+    /// The import map: the one made with the service, or, for a dev catalog, one made now.
+    fn import_map(&self) -> Result<std::borrow::Cow<'_, super::tags::ImportMap>, Error> {
+        if !self.site.catalog.is_dev() {
+            return Ok(std::borrow::Cow::Borrowed(&self.site.import_map));
+        }
+        let url = |path: &str| self.site.url(path);
+        super::tags::ImportMap::new(self.site.catalog, &url).map(std::borrow::Cow::Owned)
     }
 
     /// The catalog this service serves.

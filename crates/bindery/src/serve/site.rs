@@ -17,9 +17,19 @@ pub(crate) struct Site {
     /// disk: each request prepares the file it serves.
     pub(crate) prepared: Box<[Prepared]>,
     pub(crate) config: Config,
+    /// The import map of the catalog's bundled scripts (`manifest = "vite"`), made once; a dev
+    /// catalog makes it on each call, from the files as they are.
+    pub(crate) import_map: super::tags::ImportMap,
 }
 
 impl Site {
+    /// The absolute URL path of the catalog's file `path` (see `ServeCatalog::url`).
+    pub(crate) fn url(&self, path: &str) -> Option<String> {
+        let url = self.catalog.url(path)?;
+        let encoded = percent_encoding::utf8_percent_encode(url, super::path::URL_PATH);
+        Some(format!("{}/{encoded}", self.config.mount))
+    }
+
     /// The part of a decoded path below the mount point (`/static/a.js` -> `/a.js`), or `None`
     /// when the path lies outside it. `/static` itself is the folder, `""`.
     pub(crate) fn within_mount<'p>(&self, decoded: &'p str) -> Option<&'p str> {

@@ -1,6 +1,7 @@
 //! The HTTP service through `tower::ServiceExt::oneshot`, one test per behaviour, plus one real
 //! server on 127.0.0.1 driven by a real client.
 
+mod bundle;
 mod conditional;
 mod encoding;
 mod headers;

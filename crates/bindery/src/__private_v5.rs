@@ -1,11 +1,11 @@
-//! What generated code calls: the runtime's side of generated-code contract 3, and nothing
+//! What generated code calls: the runtime's side of generated-code contract 5, and nothing
 //! else. A facade, as thiserror's private module is: it re-exports the shapes generated code
 //! fills in (layout.rs) and holds the const constructors that check a generated table while
 //! compiling. Not a public API; its name carries the contract version (`bindery_core::CONTRACT`),
 //! which changes whenever this module, the hidden fields of `EmbeddedFile` or the arguments of
 //! the macros generated code calls do (ARCHITECTURE.md, "The generated-code contract").
 
-pub use crate::layout::{DevSource, Encoded, Info};
+pub use crate::layout::{BundleInfo, ChunkInfo, DevSource, Encoded, Info};
 use crate::{Catalog, EmbeddedFile, Mode};
 use bindery_core::ETAG_LEN;
 
@@ -73,6 +73,7 @@ pub const fn sorted_catalog(
     files: &'static [EmbeddedFile],
     urls: &'static [&'static str],
     by_url: &'static [u32],
+    bundle: &'static BundleInfo,
 ) -> Catalog {
     Catalog {
         mode,
@@ -81,6 +82,7 @@ pub const fn sorted_catalog(
         dev,
         urls,
         by_url,
+        bundle,
     }
 }
 
@@ -94,6 +96,7 @@ pub const fn catalog(
     files: &'static [EmbeddedFile],
     urls: &'static [&'static str],
     by_url: &'static [u32],
+    bundle: &'static BundleInfo,
 ) -> Catalog {
     let mut index = 0;
     while index < files.len() {
@@ -107,7 +110,7 @@ pub const fn catalog(
         index += 1;
     }
     assert!(
-        (urls.is_empty() || urls.len() == files.len()) && by_url.len() == urls.len(),
+        (urls.is_empty() || urls.len() == files.len()) && by_url.len() <= urls.len(),
         "bindery: the fingerprint tables do not match the files; regenerate the catalog"
     );
     let mut slot = 0;
@@ -123,7 +126,39 @@ pub const fn catalog(
         );
         slot += 1;
     }
-    sorted_catalog(mode, prefix, dev, files, urls, by_url)
+    check_bundle(bundle);
+    sorted_catalog(mode, prefix, dev, files, urls, by_url, bundle)
+}
+
+/// Checks a generated module's bundle tables: chunks sorted by name, paths sorted and unique
+/// (looked up by binary search).
+const fn check_bundle(bundle: &BundleInfo) {
+    let mut index = 1;
+    while index < bundle.chunks.len() {
+        assert!(
+            is_less(
+                bundle.chunks[index - 1].name.as_bytes(),
+                bundle.chunks[index].name.as_bytes()
+            ),
+            "bindery: the bundle's chunks are not sorted and unique; regenerate the catalog"
+        );
+        index += 1;
+    }
+    assert!(
+        is_sorted(bundle.scripts) && is_sorted(bundle.hashed),
+        "bindery: the bundle's paths are not sorted and unique; regenerate the catalog"
+    );
+}
+
+const fn is_sorted(paths: &[&str]) -> bool {
+    let mut index = 1;
+    while index < paths.len() {
+        if !is_less(paths[index - 1].as_bytes(), paths[index].as_bytes()) {
+            return false;
+        }
+        index += 1;
+    }
+    true
 }
 
 const fn is_less(left: &[u8], right: &[u8]) -> bool {
