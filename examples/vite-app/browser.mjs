@@ -1,13 +1,21 @@
 // Loads a page in Chromium (Debian's, driven by playwright-core) and prints what happened as
-// JSON: console errors (an SRI failure is one), page errors, whether the dynamic import ran and
-// the stylesheet and image applied, and the status and Cache-Control of every request.
+// JSON: console errors (an integrity failure is one), page errors, CSP violations, whether the
+// lazily imported counter ran, the stylesheet applied and the images loaded, whether the page's
+// inline script ran and an injected one was refused, and every response's status and headers.
 //
-//     node browser.mjs http://127.0.0.1:3000/
+//     node browser.mjs http://127.0.0.1:3000/ [--tamper <path part>] [--inject]
+//
+// With --tamper, the responses whose URL contains that part arrive with one byte changed, as a
+// compromised CDN would send them: their integrity check must refuse them. With --inject, a
+// script is added to the loaded page, as an XSS would: its CSP must refuse it.
 import { chromium } from "playwright-core";
 
 const url = process.argv[2];
+const tamperAt = process.argv.indexOf("--tamper");
+const tamper = tamperAt > 0 ? process.argv[tamperAt + 1] : null;
+const inject = process.argv.includes("--inject");
 if (!url) {
-  console.error("usage: node browser.mjs <url>");
+  console.error("usage: node browser.mjs <url> [--tamper <path part>] [--inject]");
   process.exit(2);
 }
 const browser = await chromium.launch({
@@ -28,24 +36,57 @@ try {
       url: new URL(response.url()).pathname,
       status: response.status(),
       cacheControl: response.headers()["cache-control"] ?? null,
+      link: response.headers()["link"] ?? null,
+      csp: response.headers()["content-security-policy"] ?? null,
     }),
   );
-  await page.goto(url, { waitUntil: "load", timeout: 20000 });
-  let loaded = true;
-  try {
-    await page.waitForSelector("#status[data-loaded=yes]", { timeout: 10000 });
-  } catch {
-    loaded = false;
-  }
-  const facts = await page.evaluate(() => {
-    const image = document.querySelector("#logo");
-    return {
-      status: document.querySelector("#status")?.textContent ?? null,
-      color: getComputedStyle(document.querySelector("#status")).color,
-      imageWidth: image ? image.naturalWidth : 0,
-    };
+  // Registered before the page's own scripts; DevTools' scripts are not subject to its CSP.
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener("securitypolicyviolation", (event) =>
+      window.__violations.push(`${event.effectiveDirective} ${event.blockedURI}`),
+    );
   });
-  console.log(JSON.stringify({ loaded, ...facts, consoleErrors, pageErrors, responses }));
+  if (tamper) {
+    await page.route(`**/*${tamper}*`, async (route) => {
+      const original = await route.fetch();
+      const body = Buffer.from(await original.body());
+      body[body.length - 2] ^= 1;
+      await route.fulfill({ response: original, body });
+    });
+  }
+  await page.goto(url, { waitUntil: "load", timeout: 20000 });
+  let counter = true;
+  try {
+    await page.waitForFunction(
+      () => document.querySelector("#counter")?.textContent === "Count is 0",
+      null,
+      { timeout: 5000 },
+    );
+    await page.click("#counter");
+  } catch {
+    counter = false;
+  }
+  if (inject) {
+    await page.evaluate(() => {
+      const script = document.createElement("script");
+      script.textContent = "window.__injected = true;";
+      document.head.append(script);
+    });
+    await page.waitForTimeout(200);
+  }
+  const facts = await page.evaluate(() => ({
+    counterText: document.querySelector("#counter")?.textContent ?? null,
+    heading: document.querySelector("h1")?.textContent ?? null,
+    background: getComputedStyle(document.querySelector("#counter") ?? document.body).backgroundColor,
+    heroWidth: document.querySelector(".hero img.base")?.naturalWidth ?? 0,
+    inlineRan: document.documentElement.dataset.inline === "ran",
+    injectedRan: window.__injected === true,
+    violations: window.__violations,
+  }));
+  console.log(
+    JSON.stringify({ counter, ...facts, consoleErrors, pageErrors, responses }),
+  );
 } finally {
   await browser.close();
 }

@@ -1,12 +1,20 @@
-//! Builds the front end with Vite into `$OUT_DIR/dist`, where `embed!("$OUT_DIR/dist")` finds it.
+//! Builds the front end (Vite's stock vanilla template, in `frontend/`) into `$OUT_DIR/dist`,
+//! where `embed!("$OUT_DIR/dist", manifest = "vite")` finds it with Vite's manifest.
 
 use std::path::PathBuf;
 use std::process::Command;
 
+/// Where the server mounts the front end: Vite's `base`, so the URLs it writes into the
+/// bundles (`/assets/…`, `/icons.svg`) are the ones the server answers.
+const BASE: &str = "/";
+
 fn main() {
-    println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=frontend/src");
-    println!("cargo::rerun-if-changed=frontend/vite.config.mjs");
+    // The front end's sources, not its output: a build script that tracked `OUT_DIR/dist`, which
+    // it writes itself, would run again on every build.
+    for source in ["build.rs", "package-lock.json", "frontend"] {
+        println!("cargo::rerun-if-changed={source}");
+    }
+    println!("cargo::rustc-env=VITE_BASE={BASE}");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("dist");
     let vite = PathBuf::from("node_modules/vite/bin/vite.js");
     if !vite.exists() {
@@ -14,7 +22,16 @@ fn main() {
     }
     let status = Command::new("node")
         .arg(&vite)
-        .args(["build", "--config", "frontend/vite.config.mjs", "--outDir"])
+        .args([
+            "build",
+            "frontend",
+            "--manifest",
+            "--emptyOutDir",
+            "--logLevel",
+            "warn",
+        ])
+        .arg(format!("--base={BASE}"))
+        .arg("--outDir")
         .arg(&out)
         .status()
         .expect("node runs (Node.js must be installed)");

@@ -25,6 +25,7 @@ mod manifest;
 pub mod options;
 pub mod pack;
 pub mod render;
+mod script_hashes;
 mod source_date;
 mod track;
 mod validate;

@@ -99,6 +99,9 @@ pub struct Entry {
     /// a raw file outside the pack when [`Options::snapshots`](crate::Options::snapshots) asked:
     /// what the macro includes, so that the compiler reads what was hashed.
     pub snapshot: Option<PathBuf>,
+    /// With [`Options::script_hashes`](crate::Options::script_hashes), the CSP hash
+    /// (`'sha256-…'`) of each inline script of an HTML file, in document order, each once.
+    pub script_hashes: Vec<String>,
 }
 
 /// A precompressed representation of an entry, sent as-is to clients that accept its encoding.

@@ -122,6 +122,15 @@ impl Options {
                 push(Concern::item("precompress", index), error);
             }
         }
+        if self.script_hashes && !cfg!(feature = "csp") {
+            push(
+                Concern::of("script_hashes"),
+                Error::FeatureUnavailable {
+                    setting: "script_hashes",
+                    feature: "csp",
+                },
+            );
+        }
         if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
             push(
                 Concern::of("crate_path"),

@@ -202,6 +202,17 @@ pub enum Error {
         /// Its fingerprinted name, taken.
         fingerprinted: String,
     },
+    /// A setting needs a cargo feature that is not compiled in.
+    #[error(
+        "`{setting}` needs the `{feature}` feature of bindery (of bindery-cli for the \
+         generator): features = [\"{feature}\"]"
+    )]
+    FeatureUnavailable {
+        /// The setting.
+        setting: &'static str,
+        /// The cargo feature that compiles what it needs.
+        feature: &'static str,
+    },
     /// A bundler's manifest (`manifest = "vite"`: `.vite/manifest.json`) cannot be read or is
     /// not one.
     #[error("manifest `{}`: {reason}", path.display())]

@@ -5,7 +5,7 @@
 //! which changes whenever this module, the hidden fields of `EmbeddedFile` or the arguments of
 //! the macros generated code calls do (ARCHITECTURE.md, "The generated-code contract").
 
-pub use crate::layout::{BundleInfo, ChunkInfo, DevSource, Encoded, Info};
+pub use crate::layout::{BundleInfo, ChunkInfo, DevSource, Encoded, Info, ScriptHashes};
 use crate::{Catalog, EmbeddedFile, Mode};
 use bindery_core::ETAG_LEN;
 
@@ -66,6 +66,10 @@ const fn check_entry(file: &EmbeddedFile) {
 /// Builds a catalog whose paths the `embed!` macro has just sorted: no check while compiling
 /// (checking thousands of paths in the const evaluator costs rustc measurably on every rebuild;
 /// BENCHMARKS.md, "Build cost").
+#[expect(
+    clippy::too_many_arguments,
+    reason = "generated code passes each table it emitted as its own const"
+)]
 pub const fn sorted_catalog(
     mode: Mode,
     prefix: &'static str,
@@ -74,6 +78,7 @@ pub const fn sorted_catalog(
     urls: &'static [&'static str],
     by_url: &'static [u32],
     bundle: &'static BundleInfo,
+    scripts: &'static [ScriptHashes],
 ) -> Catalog {
     Catalog {
         mode,
@@ -83,12 +88,17 @@ pub const fn sorted_catalog(
         urls,
         by_url,
         bundle,
+        scripts,
     }
 }
 
 /// Builds a catalog from a generated module, which a person may have edited. Paths must be
 /// strictly increasing (lookups binary-search them): checked while compiling, so an
 /// out-of-order table can never ship.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "generated code passes each table it emitted as its own const"
+)]
 pub const fn catalog(
     mode: Mode,
     prefix: &'static str,
@@ -97,6 +107,7 @@ pub const fn catalog(
     urls: &'static [&'static str],
     by_url: &'static [u32],
     bundle: &'static BundleInfo,
+    scripts: &'static [ScriptHashes],
 ) -> Catalog {
     let mut index = 0;
     while index < files.len() {
@@ -127,7 +138,18 @@ pub const fn catalog(
         slot += 1;
     }
     check_bundle(bundle);
-    sorted_catalog(mode, prefix, dev, files, urls, by_url, bundle)
+    let mut slot = 1;
+    while slot < scripts.len() {
+        assert!(
+            is_less(
+                scripts[slot - 1].path.as_bytes(),
+                scripts[slot].path.as_bytes()
+            ),
+            "bindery: the script hashes are not sorted by path; regenerate the catalog"
+        );
+        slot += 1;
+    }
+    sorted_catalog(mode, prefix, dev, files, urls, by_url, bundle, scripts)
 }
 
 /// Checks a generated module's bundle tables: chunks sorted by name, paths sorted and unique

@@ -119,4 +119,21 @@ impl Catalog {
         crate::lookup::normalise(path)
             .is_some_and(|key| self.bundle.hashed.binary_search(&key).is_ok())
     }
+
+    /// The CSP sources (`'sha256-…'`) of the inline scripts of the HTML file at `path`, as the
+    /// build found them (`script_hashes = true`, feature `csp`); empty for a file without any,
+    /// or a catalog built without the setting. What a `Content-Security-Policy` lists to let
+    /// exactly those scripts run: see `serve::Csp`.
+    ///
+    /// ```
+    /// static PAGES: bindery::Catalog = bindery::embed!("../../assets/vite-dist", script_hashes = true);
+    /// assert_eq!(PAGES.script_hashes("index.html"), ["'sha256-8sd7gaUQpl/Wix4sdPxGszfH4u2wQeq2HrKgY5TT1JU='"]);
+    /// assert!(PAGES.script_hashes("favicon.svg").is_empty());
+    /// ```
+    pub fn script_hashes(&self, path: &str) -> &'static [&'static str] {
+        let scripts = self.scripts;
+        crate::lookup::normalise(path)
+            .and_then(|key| scripts.binary_search_by(|file| file.path.cmp(key)).ok())
+            .map_or(&[], |index| scripts[index].hashes)
+    }
 }

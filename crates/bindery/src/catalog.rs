@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::layout::{BundleInfo, DevSource};
+use crate::layout::{BundleInfo, DevSource, ScriptHashes};
 use crate::{Dir, EmbeddedFile, Error, Mode, lookup};
 
 /// A folder of files embedded at build time, ready to be read without any start-up work.
@@ -37,6 +37,8 @@ pub struct Catalog {
     pub(crate) by_url: &'static [u32],
     /// What the bundler's manifest said (`manifest = "vite"`); else [`BundleInfo::NONE`].
     pub(crate) bundle: &'static BundleInfo,
+    /// The CSP hashes of the HTML files' inline scripts (`script_hashes = true`), by path.
+    pub(crate) scripts: &'static [ScriptHashes],
 }
 
 impl Catalog {
@@ -56,6 +58,7 @@ impl Catalog {
             urls: &[],
             by_url: &[],
             bundle: &BundleInfo::NONE,
+            scripts: &[],
         }
     }
 

@@ -85,3 +85,12 @@ pub struct ChunkInfo {
     /// The chunks it imports statically, directly or not, for `modulepreload`.
     pub preloads: &'static [&'static str],
 }
+
+/// The CSP hashes of one HTML file's inline scripts (`script_hashes = true`).
+#[derive(Debug)]
+pub struct ScriptHashes {
+    /// The file's catalog path.
+    pub path: &'static str,
+    /// `'sha256-…'` of each inline script, in document order.
+    pub hashes: &'static [&'static str],
+}

@@ -348,6 +348,7 @@
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
         const BUNDLE: &::bindery::__private_v5::BundleInfo = &::bindery::__private_v5::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v5::ScriptHashes] = &[];
         const DEV: &[::bindery::__private_v5::DevSource] = &[];
         ::bindery::__private_v5::catalog(
             ::bindery::Mode::Copy,
@@ -357,6 +358,7 @@
             URLS,
             BY_URL,
             BUNDLE,
+            SCRIPTS,
         )
     };
 }

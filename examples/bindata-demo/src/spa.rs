@@ -208,6 +208,7 @@
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
         const BUNDLE: &::bindery::__private_v5::BundleInfo = &::bindery::__private_v5::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v5::ScriptHashes] = &[];
         const DEV: &[::bindery::__private_v5::DevSource] = ::bindery::__bindery_dev!(
             { root = ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/../../assets/spa"), prefix = "", rules =
@@ -222,6 +223,7 @@
             URLS,
             BY_URL,
             BUNDLE,
+            SCRIPTS,
         )
     };
 }

@@ -660,7 +660,8 @@ static BY_MACRO: bindery::Catalog = bindery::embed!(
     max_total_size = 10_485_760,
     gitignore = true,
     siblings = true,
-    manifest = "vite"
+    manifest = "vite",
+    script_hashes = true
 );
 
 fn main() {
@@ -692,6 +693,7 @@ fn main() {
         assert_eq!(a.gzip(), b.gzip(), "{path}");
         assert_eq!(a.raw(), b.raw(), "{path}");
         assert_eq!(left.get(path), right.get(path), "{path}");
+        assert_eq!(left.script_hashes(path), right.script_hashes(path), "{path}");
         let url = left.url(path).unwrap();
         assert_eq!(url, right.url(path).unwrap(), "{path}");
         assert_eq!(left.is_bundled(path), right.is_bundled(path), "{path}");
@@ -706,6 +708,7 @@ fn main() {
         }
     }
     assert!(left.is_bundled("static/assets/main-Ef56Gh78.css"));
+    assert_eq!(left.script_hashes("static/page.html").len(), 2, "two inline scripts");
     assert!(left.file("static/app.js.gz").is_none(), "a sibling is no file");
     let gzip = left.file("static/app.js").unwrap().gzip().unwrap();
     assert_eq!(gzip, &std::fs::read("site/app.js.gz").unwrap()[..], "the sibling is the stored form");
@@ -713,14 +716,15 @@ fn main() {
 }
 "#;
 
-/// The generator and the macro agree file for file on a catalog that uses every option of the
-/// front-end pipeline: a folder named by a variable, fingerprints, another integrity algorithm,
-/// the source date, size guards, a prefix and Vite's manifest, in gzip mode.
-#[test]
-fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
-    let project = crate_using_bindery("pipeline_options_agree", &[]);
+/// A front-end pipeline's output: the shared site, a `.gitignore`, a page with inline scripts,
+/// Vite's hashed files and manifest, and a precompressed sibling.
+fn write_pipeline_site(project: &Project) {
     write_site(&project.path().join("site"));
     project.write("site/.gitignore", "*.bin\n");
+    project.write(
+        "site/page.html",
+        "<script>one()</script><script src=app.js></script><script type=module>two()</script>",
+    );
     // Vite's output: hashed names and the manifest that lists them.
     project.write("site/assets/main-Ab12Cd34.js", "console.log('main');\n");
     project.write("site/assets/main-Ef56Gh78.css", "body { margin: 0 }\n");
@@ -735,6 +739,15 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
         .status()
         .expect("gzip runs");
     assert!(gzipped.success());
+}
+
+/// The generator and the macro agree file for file on a catalog that uses every option of the
+/// front-end pipeline: a folder named by a variable, fingerprints, another integrity algorithm,
+/// the source date, size guards, a prefix and Vite's manifest, in gzip mode.
+#[test]
+fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
+    let project = crate_using_bindery("pipeline_options_agree", &["csp"]);
+    write_pipeline_site(&project);
     let envs = [("SITE_DIR", "site"), ("SOURCE_DATE_EPOCH", "1600000000")];
     let generated = std::process::Command::new(crate::support::BINDERY)
         .args([
@@ -761,6 +774,7 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
             "--siblings",
             "--manifest",
             "vite",
+            "--script-hashes",
         ])
         .current_dir(project.path())
         .envs(envs)
@@ -780,12 +794,12 @@ fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
         .output()
         .expect("cargo runs");
     assert!(run.status.success(), "{}", stderr(&run));
-    // `img/noise.bin` is ignored by `site/.gitignore`; Vite's two files are added.
+    // `img/noise.bin` is ignored by `site/.gitignore`; a page and Vite's two files are added.
     assert_eq!(
         stdout(&run).trim(),
         format!(
             "{} files agree",
-            bindery_test_support::site_files().len() + 1
+            bindery_test_support::site_files().len() + 2
         )
     );
 }

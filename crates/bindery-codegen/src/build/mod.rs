@@ -92,6 +92,11 @@ pub(crate) fn build(
         }
     }
     manifest.bundle = bundle(options, &files)?;
+    if options.script_hashes {
+        for file in &mut files {
+            file.entry.script_hashes = crate::script_hashes::of(&file.entry)?;
+        }
+    }
     if options.fingerprint {
         let hashed = manifest
             .bundle
@@ -373,6 +378,7 @@ fn describe(
             stored,
             variants,
             snapshot,
+            script_hashes: Vec::new(),
         },
         identity,
         contents: if is_packed { contents } else { None },

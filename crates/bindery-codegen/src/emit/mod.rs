@@ -166,6 +166,30 @@ fn push_list<S: AsRef<str>>(text: &mut String, items: &[S]) {
     }
 }
 
+/// `const SCRIPTS: &[ScriptHashes] = &[…];`: the inline scripts' CSP hashes of each HTML file
+/// that has any (`script_hashes = true`), in path order.
+fn script_table(manifest: &Manifest, private: &str) -> String {
+    let mut text = format!(" const SCRIPTS: &[{private}::ScriptHashes] = &[");
+    let mut first = true;
+    for entry in manifest
+        .entries
+        .iter()
+        .filter(|entry| !entry.script_hashes.is_empty())
+    {
+        if !first {
+            text.push_str(", ");
+        }
+        first = false;
+        text.push_str(&format!("{private}::ScriptHashes {{ path: "));
+        push_string_literal(&mut text, &entry.path);
+        text.push_str(", hashes: &[");
+        push_list(&mut text, &entry.script_hashes);
+        text.push_str("] }");
+    }
+    text.push_str("];");
+    text
+}
+
 /// `const BUNDLE: &Bundle = …;`: what the bundler's manifest said, as tables
 /// (`Bundle::NONE` without one).
 fn bundle_table(manifest: &Manifest, private: &str) -> String {
@@ -369,14 +393,13 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     };
     let tail = quote! {
         const DEV: &[#private::DevSource] = #dev_source;
-        #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL, BUNDLE)
+        #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL, BUNDLE, SCRIPTS)
     };
     text.push_str("];");
     text.push_str(&url_tables(manifest));
-    text.push_str(&bundle_table(
-        manifest,
-        &private.to_string().replace(' ', ""),
-    ));
+    let private_text = private.to_string().replace(' ', "");
+    text.push_str(&bundle_table(manifest, &private_text));
+    text.push_str(&script_table(manifest, &private_text));
     text.push_str(&format!(" {tail} }}"));
     text
 }

@@ -93,6 +93,7 @@ pub struct Options {
     pub(crate) crate_dir: Option<PathBuf>,
     pub(crate) fingerprint: bool,
     pub(crate) manifest: Option<crate::Bundler>,
+    pub(crate) script_hashes: bool,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
     /// The further folders of the catalog, each as options of which only the per-folder
@@ -124,6 +125,7 @@ impl Options {
             crate_dir: None,
             fingerprint: false,
             manifest: None,
+            script_hashes: false,
             max_file_size: None,
             max_total_size: None,
             folders: Vec::new(),
@@ -315,6 +317,23 @@ impl Options {
     /// ```
     pub fn manifest(mut self, bundler: Option<crate::Bundler>) -> Self {
         self.manifest = bundler;
+        self
+    }
+
+    /// Records the CSP hash (`'sha256-…'`) of every inline `<script>` of each HTML file
+    /// (feature `csp`), found as a browser parses the page, so that a
+    /// `Content-Security-Policy` can allow exactly those scripts without `'unsafe-inline'`.
+    /// A script whose text a template fills in at run time has another hash: only fixed
+    /// scripts are allowed this way.
+    ///
+    /// ```
+    /// # let site = tempfile::tempdir().unwrap();
+    /// std::fs::write(site.path().join("index.html"), "<script>go()</script><script src=app.js></script>").unwrap();
+    /// let manifest = bindery_codegen::Options::new(site.path()).script_hashes(true).build().unwrap();
+    /// assert_eq!(manifest.entries[0].script_hashes, ["'sha256-5KYv+PUboo5h+0+YAtGRPbwv5d/QxzHslP4YGnUaxRw='"]);
+    /// ```
+    pub fn script_hashes(mut self, record: bool) -> Self {
+        self.script_hashes = record;
         self
     }
 

@@ -318,6 +318,15 @@ pub static SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        name: "script_hashes",
+        takes: Takes::Bool,
+        doc: "record the CSP hash (`'sha256-…'`) of every inline `<script>` of each HTML file, as a browser parses it (`Catalog::script_hashes`, `serve::Csp`); needs the `csp` feature",
+        default: "`false`",
+        per_folder: false,
+        set: |options, value| Ok(options.script_hashes(as_bool(value)?)),
+        get: |options| Given::Bool(options.script_hashes),
+    },
+    Setting {
         name: "integrity",
         takes: Takes::Word(&["sha256", "sha384", "sha512"]),
         doc: "the algorithm of `EmbeddedFile::integrity`",

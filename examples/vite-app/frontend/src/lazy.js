@@ -1,1 +1,0 @@
-export const message = "lazy chunk v1";
