@@ -79,6 +79,31 @@ impl Catalog {
         })
     }
 
+    /// Whether the bundler's manifest has the chunk `name`, in `const`: a `const` assertion
+    /// turns an entry the code asks for that the manifest lacks into a compile error.
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// const _: () = assert!(DIST.has_entry("index.html"), "Vite's manifest has no index.html");
+    /// assert!(!DIST.has_entry("src/main.js"));
+    /// ```
+    ///
+    /// ```compile_fail,E0080
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// const _: () = assert!(DIST.has_entry("main.js"), "Vite's manifest has no main.js");
+    /// ```
+    pub const fn has_entry(&self, name: &str) -> bool {
+        let chunks = self.bundle.chunks;
+        let mut index = 0;
+        while index < chunks.len() {
+            if same_bytes(chunks[index].name.as_bytes(), name.as_bytes()) {
+                return true;
+            }
+            index += 1;
+        }
+        false
+    }
+
     /// Every chunk of the bundler's manifest, sorted by name: entry points and lazily
     /// imported chunks (see [`EntryPoint::is_entry`]).
     ///
@@ -136,4 +161,19 @@ impl Catalog {
             .and_then(|key| scripts.binary_search_by(|file| file.path.cmp(key)).ok())
             .map_or(&[], |index| scripts[index].hashes)
     }
+}
+
+/// Whether two byte strings are equal, in `const`.
+const fn same_bytes(left: &[u8], right: &[u8]) -> bool {
+    if left.len() != right.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < left.len() {
+        if left[index] != right[index] {
+            return false;
+        }
+        index += 1;
+    }
+    true
 }

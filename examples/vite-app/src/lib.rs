@@ -14,6 +14,9 @@ pub static ASSETS: bindery::Catalog = bindery::embed!(
     modified = "source-date-epoch"
 );
 
+// The entry the page loads: a name Vite's manifest lacks is a compile error, not a 500.
+const _: () = assert!(ASSETS.has_entry("index.html"), "Vite's manifest has no index.html");
+
 /// The server-rendered pages.
 pub static PAGES: bindery::Catalog = bindery::embed!("templates", script_hashes = true);
 
