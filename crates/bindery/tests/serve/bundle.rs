@@ -167,3 +167,43 @@ fn an_entry_the_manifest_lacks_is_an_error_naming_the_ones_it_has() {
     assert_eq!(plain.import_map_hash(), None);
     assert!(PLAIN.entries().next().is_none() && PLAIN.bundled_scripts().is_empty());
 }
+
+static HASHED_PAGES: bindery::Catalog =
+    bindery::embed!("../../assets/vite-dist", script_hashes = true);
+
+#[tokio::test]
+async fn each_html_file_gets_its_own_csp_and_a_policy_the_user_sets_wins() {
+    let inline = HASHED_PAGES.script_hashes("index.html");
+    assert_eq!(inline.len(), 1, "the fixture's one inline script");
+    let service = ServeCatalog::builder(&HASHED_PAGES)
+        .content_security_policy("default-src 'none'; script-src 'self'; style-src 'self'")
+        .spa_fallback("index.html")
+        .build()
+        .expect("builds");
+    let expected = format!(
+        "default-src 'none'; script-src 'self' {}; style-src 'self'",
+        inline[0]
+    );
+    for path in ["/index.html", "/a/deep/link"] {
+        let reply = get(&service, path, &[("accept", "text/html")]).await;
+        assert_eq!(reply.header("content-security-policy"), expected, "{path}");
+    }
+    let script = get(&service, "/assets/index-Bq3xK9aZ.js", &[]).await;
+    assert!(script.headers.get("content-security-policy").is_none());
+
+    let theirs = ServeCatalog::builder(&HASHED_PAGES)
+        .content_security_policy("default-src 'self'")
+        .headers(
+            "*.html",
+            [("content-security-policy", "default-src 'none'")],
+        )
+        .build()
+        .expect("builds");
+    let reply = get(&theirs, "/index.html", &[]).await;
+    let policies: Vec<_> = reply
+        .headers
+        .get_all("content-security-policy")
+        .iter()
+        .collect();
+    assert_eq!(policies, ["default-src 'none'"]);
+}
