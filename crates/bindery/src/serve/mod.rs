@@ -8,7 +8,9 @@
 //! representations (brotli, zstd, gzip: the highest q-value, ties to the smallest), each sent as
 //! stored with its own ETag; `index.html` for folders; an optional SPA fallback for browser
 //! navigations, a 404 page, clean URLs and aliases; paths that could step outside the catalog
-//! refused with 400.
+//! refused with 400. Headers by path, a `Content-Security-Policy` per HTML file with its inline
+//! scripts' hashes ([`Csp`]), and for a catalog of Vite's output the tags and `Link` preloads
+//! of its entry points ([`ServeCatalog::entry_tags`]).
 //!
 //! Bodies of `static` files are slices of the binary: no copy, no allocation.
 //!
