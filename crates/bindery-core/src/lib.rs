@@ -46,7 +46,7 @@ pub use mode::{Mode, ParseModeError};
 /// fails, asking for a bump, when it changes.
 ///
 /// ```
-/// assert_eq!(bindery_core::CONTRACT, 4);
+/// assert_eq!(bindery_core::CONTRACT, 5);
 /// ```
 pub const CONTRACT: u32 = 5;
 
