@@ -232,7 +232,9 @@ impl Builder {
     /// file's own inline scripts added to its `script-src` ([`Csp`](super::Csp); the catalog
     /// built with `script_hashes = true`, feature `csp`), so that a page keeps working under a
     /// policy without `'unsafe-inline'` and a script injected into it is refused. Made per file
-    /// when the service is built. A policy [`headers`](Self::headers) sets for a file wins.
+    /// when the service is built. A policy [`headers`](Self::headers) sets for a file wins. A
+    /// dev catalog's pages are sent without it: their files change on disk, and the build's
+    /// hashes would refuse an edited inline script.
     ///
     /// ```
     /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", script_hashes = true);
