@@ -237,6 +237,14 @@ pub enum Error {
         /// The file named, as the catalog would spell it.
         file: String,
     },
+    /// A kept release (`releases`) cannot be read, or its files are not what its record says.
+    #[error("release `{}`: {reason}", path.display())]
+    Release {
+        /// The release's folder (or its record).
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A precompressed sibling (`app.js.br`) does not decode to the file beside it.
     #[error("precompressed sibling `{}` does not decode to `{}`: {reason}", sibling.display(), file.display())]
     SiblingMismatch {

@@ -128,6 +128,48 @@ pub fn unfingerprinted(path: &str) -> Option<(String, &str)> {
     None
 }
 
+/// The `match` pattern of `Use-As-Dictionary` (RFC 9842) for a file whose name carries a content
+/// hash: the path with the hash replaced by `*`, so that it covers the file's next versions.
+/// Two forms of hashed names are known: bindery's [`fingerprinted`] (`app.3f2a9c1d0e4b.css` →
+/// `app.*.css`) and Vite's and Rollup's default `[name]-[hash]` of eight base64url characters
+/// (`assets/index-MBSfBoIx.js` → `assets/index-*.js`). `None` for another name, or one holding a
+/// character that URL patterns or structured-field strings would have to escape.
+///
+/// ```
+/// use bindery_core::key::hash_pattern;
+/// assert_eq!(hash_pattern("assets/index-MBSfBoIx.js").as_deref(), Some("assets/index-*.js"));
+/// assert_eq!(hash_pattern("assets/my-chunk-a_b-C9zZ.js").as_deref(), Some("assets/my-chunk-*.js"));
+/// assert_eq!(hash_pattern("app.3f2a9c1d0e4b.css").as_deref(), Some("app.*.css"));
+/// assert_eq!(hash_pattern("app.css"), None);
+/// assert_eq!(hash_pattern("assets/a+b-MBSfBoIx.js"), None);
+/// ```
+pub fn hash_pattern(path: &str) -> Option<String> {
+    let plain = |byte: u8| byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte);
+    if !path.bytes().all(plain) {
+        return None;
+    }
+    if let Some((_, digits)) = unfingerprinted(path) {
+        let at = path.rfind(digits)?;
+        return Some(format!("{}*{}", &path[..at], &path[at + digits.len()..]));
+    }
+    const VITE_HASH: usize = 8;
+    let name_start = path.rfind('/').map_or(0, |slash| slash + 1);
+    let stem_end = path[name_start..]
+        .rfind('.')
+        .filter(|&dot| dot > 0)
+        .map_or(path.len(), |dot| name_start + dot);
+    let stem = &path[name_start..stem_end];
+    let hash_start = stem.len().checked_sub(VITE_HASH)?;
+    let is_hash = stem[hash_start..]
+        .bytes()
+        .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if hash_start < 2 || stem.as_bytes()[hash_start - 1] != b'-' || !is_hash {
+        return None;
+    }
+    let at = name_start + hash_start;
+    Some(format!("{}*{}", &path[..at], &path[stem_end..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::normalise;
