@@ -18,12 +18,14 @@ mod build;
 mod bundle;
 mod cache;
 mod compress;
+mod delta;
 pub mod emit;
 mod encoding;
 mod identity;
 mod manifest;
 pub mod options;
 pub mod pack;
+pub mod release;
 pub mod render;
 mod script_hashes;
 mod source_date;
@@ -44,7 +46,8 @@ pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
     is_compiled_in,
 };
-pub use manifest::{Entry, Folder, Manifest, Stored, Variant};
+pub use delta::{DCZ_MAGIC, MAX_DICTIONARY, delta_window_log};
+pub use manifest::{Delta, Dictionary, Entry, Folder, Manifest, Stored, Variant};
 pub use options::{
     DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Modified, Options, Progress, Rules,
     parse_large_threshold, parse_size,

@@ -49,6 +49,9 @@ pub struct Manifest {
     /// What the bundler's manifest says of the files, with
     /// [`Options::manifest`](crate::Options::manifest).
     pub bundle: Option<crate::Bundle>,
+    /// The record of each release kept ([`Options::releases`](crate::Options::releases)),
+    /// newest first: its files are entries with [`Entry::kept`] set.
+    pub release_records: Vec<PathBuf>,
 }
 
 /// A further folder of a catalog of several: where it is, its prefix, and its rules.
@@ -102,6 +105,39 @@ pub struct Entry {
     /// With [`Options::script_hashes`](crate::Options::script_hashes), the CSP hash
     /// (`'sha256-…'`) of each inline script of an HTML file, in document order, each once.
     pub script_hashes: Vec<String>,
+    /// The number of the kept release this file comes from
+    /// ([`Options::releases`](crate::Options::releases)); `None` for the current build's files.
+    pub kept: Option<u64>,
+    /// With [`Options::dictionaries`](crate::Options::dictionaries), what makes this hashed file a
+    /// compression dictionary for its next versions, and its deltas against its earlier ones.
+    pub dictionary: Option<Dictionary>,
+}
+
+/// A file's part in compression dictionary transport (RFC 9842): the `match` pattern its
+/// `Use-As-Dictionary` header gives, and its precomputed deltas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dictionary {
+    /// The catalog path pattern (`assets/index-*.js`) that covers the file's next versions.
+    pub pattern: String,
+    /// The request destination it is for (`script`, `style`), when the media type says.
+    pub destination: Option<&'static str>,
+    /// The file compressed against each earlier version kept, smallest first.
+    pub deltas: Vec<Delta>,
+}
+
+/// A file compressed against an earlier version of it (`dcz`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    /// The SHA-256 of the dictionary: what `Available-Dictionary` names.
+    pub dictionary: [u8; 32],
+    /// The dictionary's catalog path.
+    pub dictionary_path: String,
+    /// The cached blob (header included).
+    pub blob: PathBuf,
+    /// Its length in bytes.
+    pub len: u64,
+    /// Its strong ETag, distinct from every other representation's.
+    pub etag: String,
 }
 
 /// A precompressed representation of an entry, sent as-is to clients that accept its encoding.

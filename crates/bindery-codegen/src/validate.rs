@@ -131,6 +131,15 @@ impl Options {
                 },
             );
         }
+        if self.dictionaries && !cfg!(feature = "zstd") {
+            push(
+                Concern::of("dictionaries"),
+                Error::FeatureUnavailable {
+                    setting: "dictionaries",
+                    feature: "zstd",
+                },
+            );
+        }
         if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
             push(
                 Concern::of("crate_path"),

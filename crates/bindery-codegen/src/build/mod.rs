@@ -4,6 +4,7 @@
 
 mod facts;
 mod guard;
+mod kept;
 mod pack;
 mod read;
 mod siblings;
@@ -104,6 +105,8 @@ pub(crate) fn build(
             .map_or(&[][..], |bundle| &bundle.hashed[..]);
         guard::fingerprints(&mut files, hashed)?;
     }
+    kept::merge(options, &cache, &mut files, &mut manifest)?;
+    kept::dictionaries(options, &cache, &mut files, &manifest)?;
     if options.pack {
         // The catalogs that would make this same pack from other files: the same folders,
         // filters and storage options. Their older packs are removed when a new one is written.
@@ -229,6 +232,7 @@ fn empty_manifest(parts: &[Options]) -> Result<Manifest, Error> {
         source_date: None,
         fingerprint: options.fingerprint,
         bundle: None,
+        release_records: Vec::new(),
     })
 }
 
@@ -379,6 +383,8 @@ fn describe(
             variants,
             snapshot,
             script_hashes: Vec::new(),
+            kept: None,
+            dictionary: None,
         },
         identity,
         contents: if is_packed { contents } else { None },

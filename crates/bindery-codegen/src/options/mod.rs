@@ -94,6 +94,9 @@ pub struct Options {
     pub(crate) fingerprint: bool,
     pub(crate) manifest: Option<crate::Bundler>,
     pub(crate) script_hashes: bool,
+    pub(crate) releases: Option<PathBuf>,
+    pub(crate) keep_releases: u64,
+    pub(crate) dictionaries: bool,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
     /// The further folders of the catalog, each as options of which only the per-folder
@@ -126,6 +129,9 @@ impl Options {
             fingerprint: false,
             manifest: None,
             script_hashes: false,
+            releases: None,
+            keep_releases: crate::release::DEFAULT_KEEP,
+            dictionaries: false,
             max_file_size: None,
             max_total_size: None,
             folders: Vec::new(),
@@ -334,6 +340,52 @@ impl Options {
     /// ```
     pub fn script_hashes(mut self, record: bool) -> Self {
         self.script_hashes = record;
+        self
+    }
+
+    /// Serves the hashed files of the newest [`keep_releases`](Self::keep_releases) releases
+    /// saved in `folder` ([`release::save`](crate::release::save), `bindery release save`)
+    /// beside this build's: a page loaded before a deploy still finds the chunks it asks for.
+    /// They are served `immutable` under their own names; plain names, the SPA fallback and a
+    /// bundler's entries stay the current build's. A release whose files are not what its
+    /// record says fails the build ([`Error::Release`]); a missing folder holds none. Relative
+    /// to the crate (the macro) or the working folder (the generator).
+    ///
+    /// ```
+    /// use bindery_codegen::{Options, release};
+    /// let releases = tempfile::tempdir().unwrap();
+    /// let old = Options::new("../../assets/fixtures").fingerprint(true).build().unwrap();
+    /// release::save(&old, releases.path(), 3).unwrap();
+    /// let manifest = Options::new("../../assets/spa").fingerprint(true)
+    ///     .releases(Some(releases.path().into())).build().unwrap();
+    /// assert!(manifest.entries.iter().any(|entry| entry.kept == Some(1)));
+    /// ```
+    pub fn releases(mut self, folder: Option<PathBuf>) -> Self {
+        self.releases = folder;
+        self
+    }
+
+    /// How many of the newest releases in [`releases`](Self::releases) are kept: 3 unless set,
+    /// at most [`release::MAX_KEEP`](crate::release::MAX_KEEP).
+    ///
+    /// ```
+    /// let options = bindery_codegen::Options::new("assets").keep_releases(5);
+    /// ```
+    pub fn keep_releases(mut self, count: u64) -> Self {
+        self.keep_releases = count;
+        self
+    }
+
+    /// Compression dictionary transport (RFC 9842; feature `zstd`): every hashed file is sent
+    /// with `Use-As-Dictionary` naming a pattern of its next versions, and for each earlier
+    /// version kept by [`releases`](Self::releases) a `dcz` delta (zstd with that version as
+    /// dictionary) is made at build time, for browsers that announce they hold it.
+    ///
+    /// ```
+    /// let options = bindery_codegen::Options::new("assets").dictionaries(true);
+    /// ```
+    pub fn dictionaries(mut self, on: bool) -> Self {
+        self.dictionaries = on;
         self
     }
 

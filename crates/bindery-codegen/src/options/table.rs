@@ -327,6 +327,48 @@ pub static SETTINGS: &[Setting] = &[
         get: |options| Given::Bool(options.script_hashes),
     },
     Setting {
+        name: "releases",
+        takes: Takes::Text,
+        doc: "a folder of earlier releases (`bindery release save` writes them): their hashed files are served beside this build's, `immutable`, so that a page loaded before a deploy keeps working; each release's record is verified, a file that differs from it fails the build",
+        default: "none",
+        per_folder: false,
+        set: |options, value| {
+            let text = as_text(value)?;
+            Ok(options.releases((!text.is_empty()).then(|| text.into())))
+        },
+        get: |options| {
+            Given::Text(
+                options
+                    .releases
+                    .as_ref()
+                    .map_or(String::new(), |path| path.to_string_lossy().into_owned()),
+            )
+        },
+    },
+    Setting {
+        name: "keep_releases",
+        takes: Takes::Number(crate::release::MAX_KEEP),
+        doc: "how many of the newest releases in `releases` are kept",
+        default: "`3`",
+        per_folder: false,
+        set: |options, value| match value {
+            Given::Number(count) if *count <= crate::release::MAX_KEEP => {
+                Ok(options.keep_releases(*count))
+            }
+            _ => Err(wrong(Takes::Number(crate::release::MAX_KEEP))),
+        },
+        get: |options| Given::Number(options.keep_releases),
+    },
+    Setting {
+        name: "dictionaries",
+        takes: Takes::Bool,
+        doc: "compression dictionary transport (RFC 9842): each hashed file is sent with `Use-As-Dictionary` for its next versions, and a `dcz` delta against each earlier version kept in `releases` is made at build time for browsers that hold it; needs the `zstd` feature",
+        default: "`false`",
+        per_folder: false,
+        set: |options, value| Ok(options.dictionaries(as_bool(value)?)),
+        get: |options| Given::Bool(options.dictionaries),
+    },
+    Setting {
         name: "integrity",
         takes: Takes::Word(&["sha256", "sha384", "sha512"]),
         doc: "the algorithm of `EmbeddedFile::integrity`",

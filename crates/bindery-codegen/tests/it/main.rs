@@ -12,6 +12,7 @@ mod options;
 mod pack;
 mod precompress;
 mod properties;
+mod releases;
 mod script_hashes;
 mod siblings;
 mod tree;
