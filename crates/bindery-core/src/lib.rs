@@ -46,9 +46,9 @@ pub use mode::{Mode, ParseModeError};
 /// fails, asking for a bump, when it changes.
 ///
 /// ```
-/// assert_eq!(bindery_core::CONTRACT, 5);
+/// assert_eq!(bindery_core::CONTRACT, 6);
 /// ```
-pub const CONTRACT: u32 = 5;
+pub const CONTRACT: u32 = 6;
 
 /// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
 ///

@@ -1,11 +1,13 @@
-//! What generated code calls: the runtime's side of generated-code contract 5, and nothing
+//! What generated code calls: the runtime's side of generated-code contract 6, and nothing
 //! else. A facade, as thiserror's private module is: it re-exports the shapes generated code
 //! fills in (layout.rs) and holds the const constructors that check a generated table while
 //! compiling. Not a public API; its name carries the contract version (`bindery_core::CONTRACT`),
 //! which changes whenever this module, the hidden fields of `EmbeddedFile` or the arguments of
 //! the macros generated code calls do (ARCHITECTURE.md, "The generated-code contract").
 
-pub use crate::layout::{BundleInfo, ChunkInfo, DevSource, Encoded, Info, ScriptHashes};
+pub use crate::layout::{
+    BundleInfo, ChunkInfo, DeltaInfo, DevSource, DictionaryInfo, Encoded, Info, ScriptHashes,
+};
 use crate::{Catalog, EmbeddedFile, Mode};
 use bindery_core::ETAG_LEN;
 
@@ -167,9 +169,20 @@ const fn check_bundle(bundle: &BundleInfo) {
         index += 1;
     }
     assert!(
-        is_sorted(bundle.scripts) && is_sorted(bundle.hashed),
+        is_sorted(bundle.scripts) && is_sorted(bundle.hashed) && is_sorted(bundle.kept),
         "bindery: the bundle's paths are not sorted and unique; regenerate the catalog"
     );
+    let mut index = 1;
+    while index < bundle.dictionaries.len() {
+        assert!(
+            is_less(
+                bundle.dictionaries[index - 1].path.as_bytes(),
+                bundle.dictionaries[index].path.as_bytes()
+            ),
+            "bindery: the dictionaries are not sorted by path; regenerate the catalog"
+        );
+        index += 1;
+    }
 }
 
 const fn is_sorted(paths: &[&str]) -> bool {

@@ -145,6 +145,37 @@ impl Catalog {
             .is_some_and(|key| self.bundle.hashed.binary_search(&key).is_ok())
     }
 
+    /// Whether the file at `path` was kept from an earlier release (`releases`): served, so that
+    /// a page loaded before a deploy finds it, but not part of this build.
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// assert!(!DIST.is_kept("assets/lazy-Ef4nR2sM.js"));
+    /// ```
+    pub fn is_kept(&self, path: &str) -> bool {
+        crate::lookup::normalise(path)
+            .is_some_and(|key| self.bundle.kept.binary_search(&key).is_ok())
+    }
+
+    /// The files kept from earlier releases (catalog paths, sorted); empty without `releases`.
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// assert!(DIST.kept().is_empty());
+    /// ```
+    pub fn kept(&self) -> &'static [&'static str] {
+        self.bundle.kept
+    }
+
+    /// The file at `path` as a compression dictionary (`dictionaries = true`): the pattern of
+    /// its next versions and its deltas against earlier ones; `None` for a file that is not one.
+    pub(crate) fn dictionary(&self, path: &str) -> Option<&'static crate::layout::DictionaryInfo> {
+        let dictionaries = self.bundle.dictionaries;
+        crate::lookup::normalise(path)
+            .and_then(|key| dictionaries.binary_search_by(|info| info.path.cmp(key)).ok())
+            .map(|index| &dictionaries[index])
+    }
+
     /// The CSP sources (`'sha256-…'`) of the inline scripts of the HTML file at `path`, as the
     /// build found them (`script_hashes = true`, feature `csp`); empty for a file without any,
     /// or a catalog built without the setting. What a `Content-Security-Policy` lists to let

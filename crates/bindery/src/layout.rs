@@ -58,8 +58,13 @@ pub struct BundleInfo {
     pub chunks: &'static [ChunkInfo],
     /// Every JavaScript file the manifest names, sorted: an import map gives their integrity.
     pub scripts: &'static [&'static str],
-    /// Every file the manifest names, sorted: named with the bundler's hash, served immutable.
+    /// Every file named with its hash that the build did not fingerprint, sorted: those the
+    /// manifest names and those kept from earlier releases; served immutable.
     pub hashed: &'static [&'static str],
+    /// The files kept from earlier releases (`releases`), sorted.
+    pub kept: &'static [&'static str],
+    /// Each hashed file's part in compression dictionary transport (`dictionaries`), by path.
+    pub dictionaries: &'static [DictionaryInfo],
 }
 
 impl BundleInfo {
@@ -68,6 +73,8 @@ impl BundleInfo {
         chunks: &[],
         scripts: &[],
         hashed: &[],
+        kept: &[],
+        dictionaries: &[],
     };
 }
 
@@ -93,4 +100,31 @@ pub struct ScriptHashes {
     pub path: &'static str,
     /// `'sha256-…'` of each inline script, in document order.
     pub hashes: &'static [&'static str],
+}
+
+/// A hashed file as a compression dictionary (RFC 9842): the pattern of URLs (catalog paths)
+/// it serves as a dictionary for, and its deltas against the earlier versions kept.
+#[derive(Debug)]
+pub struct DictionaryInfo {
+    /// The file's catalog path.
+    pub path: &'static str,
+    /// The catalog path pattern of its next versions (`assets/index-*.js`).
+    pub pattern: &'static str,
+    /// The request destination it is for (`script`, `style`), or `""`.
+    pub destination: &'static str,
+    /// Its deltas, smallest first.
+    pub deltas: &'static [DeltaInfo],
+}
+
+/// A file compressed against an earlier version of it, made at build time.
+#[derive(Debug)]
+pub struct DeltaInfo {
+    /// The SHA-256 of the dictionary (the earlier version): what `Available-Dictionary` names.
+    pub dictionary: &'static [u8; 32],
+    /// Its content coding (`dcz`).
+    pub coding: &'static str,
+    /// Its bytes, as sent (the coding's header included).
+    pub bytes: &'static [u8],
+    /// Its strong ETag.
+    pub etag: &'static str,
 }

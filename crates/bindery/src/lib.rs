@@ -40,7 +40,7 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v5;
+pub mod __private_v6;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;

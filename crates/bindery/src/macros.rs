@@ -9,7 +9,7 @@
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
-        &[$($crate::__private_v5::DevSource {
+        &[$($crate::__private_v6::DevSource {
             root: $root,
             prefix: $prefix,
             rules: $rules,

@@ -5,7 +5,7 @@
 // bindery_cli::run.
 
 ::bindery::__bindery_module! {
-    contract = 5;
+    contract = 6;
     generator = "bindery-codegen 0.1.0";
     regenerate = "bindery embed assets/fixtures --mode copy --out examples/bindata-demo/src/fixtures_copy.rs --name FIXTURES_COPY";
     name = FIXTURES_COPY;
@@ -18,7 +18,7 @@
                 __name: "app.js\"c80da0e9f2d0c4b285c663abffa3e7bb\"",
                 __start: 0,
                 __len: 3744,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/app.js"),
                     mime: "text/javascript",
                     content_type: "text/javascript; charset=utf-8",
@@ -34,7 +34,7 @@
                 __name: "copies/one.txt\"d57176e01cae755195a3efd93c668e5f\"",
                 __start: 0,
                 __len: 22,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/copies/one.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -50,7 +50,7 @@
                 __name: "copies/two.txt\"d57176e01cae755195a3efd93c668e5f\"",
                 __start: 0,
                 __len: 22,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/copies/two.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -66,7 +66,7 @@
                 __name: "data.json\"d317e09b796362999375108fdcfc5bbd\"",
                 __start: 0,
                 __len: 81,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/data.json"),
                     mime: "application/json",
                     content_type: "application/json; charset=utf-8",
@@ -82,7 +82,7 @@
                 __name: "deep/a/b/c/d/e/six.txt\"c9acb212b6fdbcac6a0df40cc251558e\"",
                 __start: 0,
                 __len: 16,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/deep/a/b/c/d/e/six.txt"
                     ),
@@ -100,7 +100,7 @@
                 __name: "docs/index.html\"b2bb2952beabdf87a6d276edc4eaa162\"",
                 __start: 0,
                 __len: 66,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/docs/index.html"),
                     mime: "text/html",
                     content_type: "text/html; charset=utf-8",
@@ -116,7 +116,7 @@
                 __name: "empty.txt\"af1349b9f5f9a1a6a0404dea36dcc949\"",
                 __start: 0,
                 __len: 0,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/empty.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -132,7 +132,7 @@
                 __name: "hash#name.txt\"8c7eabd822b6128b9fff4a892f591bfe\"",
                 __start: 0,
                 __len: 17,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/hash#name.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -148,7 +148,7 @@
                 __name: "hello.txt\"c99a5a2179c30f3420fa887d80792a95\"",
                 __start: 0,
                 __len: 16,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/hello.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -164,7 +164,7 @@
                 __name: "images/logo.svg\"0338f1ddaedcd6326dd686c8e3ae2f09\"",
                 __start: 0,
                 __len: 108,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/images/logo.svg"),
                     mime: "image/svg+xml",
                     content_type: "image/svg+xml; charset=utf-8",
@@ -180,7 +180,7 @@
                 __name: "images/pixel.png\"56af5c9bfc36195115f135622bf8fc92\"",
                 __start: 0,
                 __len: 69,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/images/pixel.png"
                     ),
@@ -198,7 +198,7 @@
                 __name: "index.html\"bff3c9c67131f9f74d754cda6a4f2e6f\"",
                 __start: 0,
                 __len: 3987,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/index.html"),
                     mime: "text/html",
                     content_type: "text/html; charset=utf-8",
@@ -214,7 +214,7 @@
                 __name: "module.wasm\"0d66d411a21e80d93afa1487b002a186\"",
                 __start: 0,
                 __len: 8,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/module.wasm"),
                     mime: "application/wasm",
                     content_type: "application/wasm",
@@ -230,7 +230,7 @@
                 __name: "notes.unknownext\"44d9c9bff44e30c20a67958ced6e9959\"",
                 __start: 0,
                 __len: 26,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/notes.unknownext"
                     ),
@@ -248,7 +248,7 @@
                 __name: "percent%20name.txt\"87a5021d7a377f27ae94c601eeb52221\"",
                 __start: 0,
                 __len: 20,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/percent%20name.txt"
                     ),
@@ -266,7 +266,7 @@
                 __name: "question?.txt\"13d51190246de699aa4e6a4f20429ab3\"",
                 __start: 0,
                 __len: 26,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/question?.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -282,7 +282,7 @@
                 __name: "random.bin\"f263b71435f78de1b15aedd3fbd3bc50\"",
                 __start: 0,
                 __len: 8192,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/random.bin"),
                     mime: "application/octet-stream",
                     content_type: "application/octet-stream",
@@ -298,7 +298,7 @@
                 __name: "style.css\"a77ab7a0633b869afb3a0090ffd0eeaa\"",
                 __start: 0,
                 __len: 3330,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/style.css"),
                     mime: "text/css",
                     content_type: "text/css; charset=utf-8",
@@ -314,7 +314,7 @@
                 __name: "unicodé-日本.txt\"fd19e7688a3320edfa2a040605d4665a\"",
                 __start: 0,
                 __len: 36,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/unicodé-日本.txt"
                     ),
@@ -332,7 +332,7 @@
                 __name: "with space.txt\"e77a0a06e1fd0878ae48381f64bc1bb6\"",
                 __start: 0,
                 __len: 20,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/with space.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -347,10 +347,10 @@
         ];
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
-        const BUNDLE: &::bindery::__private_v5::BundleInfo = &::bindery::__private_v5::BundleInfo::NONE;
-        const SCRIPTS: &[::bindery::__private_v5::ScriptHashes] = &[];
-        const DEV: &[::bindery::__private_v5::DevSource] = &[];
-        ::bindery::__private_v5::catalog(
+        const BUNDLE: &::bindery::__private_v6::BundleInfo = &::bindery::__private_v6::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v6::ScriptHashes] = &[];
+        const DEV: &[::bindery::__private_v6::DevSource] = &[];
+        ::bindery::__private_v6::catalog(
             ::bindery::Mode::Copy,
             "",
             DEV,

@@ -5,7 +5,7 @@
 // bindery_cli::run.
 
 ::bindery::__bindery_module! {
-    contract = 5;
+    contract = 6;
     generator = "bindery-codegen 0.1.0";
     regenerate = "bindery embed assets/spa --mode gzip --out examples/bindata-demo/src/spa.rs --name SPA --precompress br,zstd --dev";
     name = SPA;
@@ -18,7 +18,7 @@
                 __name: "app.js\"04cb734440eb17f24f098b39c3310998\"",
                 __start: 0,
                 __len: 3437,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-9.gz"
                     ),
@@ -29,15 +29,15 @@
                         "\"04cb734440eb17f24f098b39c3310998-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v5::Encoded] = &[
-                            ::bindery::__private_v5::Encoded {
+                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-11.br"
                                 ),
                                 etag: "\"04cb734440eb17f24f098b39c3310998-br\"",
                             },
-                            ::bindery::__private_v5::Encoded {
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-19.zst"
@@ -56,7 +56,7 @@
                 __name: "favicon.svg\"b86e34ce25305d1adde3ff03815d2fd7\"",
                 __start: 0,
                 __len: 185,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-9.gz"
                     ),
@@ -67,15 +67,15 @@
                         "\"b86e34ce25305d1adde3ff03815d2fd7-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v5::Encoded] = &[
-                            ::bindery::__private_v5::Encoded {
+                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-11.br"
                                 ),
                                 etag: "\"b86e34ce25305d1adde3ff03815d2fd7-br\"",
                             },
-                            ::bindery::__private_v5::Encoded {
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-19.zst"
@@ -94,7 +94,7 @@
                 __name: "index.html\"0cf3d7bc2e4002a2cd5bac99b57095f7\"",
                 __start: 0,
                 __len: 1689,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-9.gz"
                     ),
@@ -105,15 +105,15 @@
                         "\"0cf3d7bc2e4002a2cd5bac99b57095f7-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v5::Encoded] = &[
-                            ::bindery::__private_v5::Encoded {
+                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-11.br"
                                 ),
                                 etag: "\"0cf3d7bc2e4002a2cd5bac99b57095f7-br\"",
                             },
-                            ::bindery::__private_v5::Encoded {
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-19.zst"
@@ -132,7 +132,7 @@
                 __name: "style.css\"695921b419242a1d5ba126f3d087845e\"",
                 __start: 0,
                 __len: 1721,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-9.gz"
                     ),
@@ -143,15 +143,15 @@
                         "\"695921b419242a1d5ba126f3d087845e-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v5::Encoded] = &[
-                            ::bindery::__private_v5::Encoded {
+                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-11.br"
                                 ),
                                 etag: "\"695921b419242a1d5ba126f3d087845e-br\"",
                             },
-                            ::bindery::__private_v5::Encoded {
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-19.zst"
@@ -170,7 +170,7 @@
                 __name: "world.svg\"068b5c3dad30c45aef0d5fe97aed37a6\"",
                 __start: 0,
                 __len: 26394,
-                __info: &::bindery::__private_v5::Info {
+                __info: &::bindery::__private_v6::Info {
                     data: ::core::include_bytes!(
                         "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-9.gz"
                     ),
@@ -181,15 +181,15 @@
                         "\"068b5c3dad30c45aef0d5fe97aed37a6-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v5::Encoded] = &[
-                            ::bindery::__private_v5::Encoded {
+                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-11.br"
                                 ),
                                 etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-br\"",
                             },
-                            ::bindery::__private_v5::Encoded {
+                            ::bindery::__private_v6::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-19.zst"
@@ -207,15 +207,15 @@
         ];
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
-        const BUNDLE: &::bindery::__private_v5::BundleInfo = &::bindery::__private_v5::BundleInfo::NONE;
-        const SCRIPTS: &[::bindery::__private_v5::ScriptHashes] = &[];
-        const DEV: &[::bindery::__private_v5::DevSource] = ::bindery::__bindery_dev!(
+        const BUNDLE: &::bindery::__private_v6::BundleInfo = &::bindery::__private_v6::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v6::ScriptHashes] = &[];
+        const DEV: &[::bindery::__private_v6::DevSource] = ::bindery::__bindery_dev!(
             { root = ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/../../assets/spa"), prefix = "", rules =
             "hidden=false\ngitignore=false\nsiblings=false\nmodified=false\nintegrity=sha384\n"
             }
         );
-        ::bindery::__private_v5::catalog(
+        ::bindery::__private_v6::catalog(
             ::bindery::Mode::Gzip,
             "",
             DEV,

@@ -95,6 +95,17 @@ pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator:
     let _ = write!(out, "{tokens}");
 }
 
+/// The expression for the bytes of a cached blob (a variant, a delta).
+pub(super) fn cached_bytes(manifest: &Manifest, path: &Path, len: u64, locator: &Locator) -> TokenStream {
+    let blob = Blob {
+        path,
+        is_cached: true,
+        len,
+        key: file_name(path),
+    };
+    bytes(manifest, &blob, locator)
+}
+
 /// One stored blob of an entry: its own bytes (raw or gzip) or a precompressed variant.
 struct Blob<'a> {
     /// The file on disk that holds the bytes.

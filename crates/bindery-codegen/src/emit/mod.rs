@@ -6,6 +6,7 @@
 //! one blob. The expression is built in three parts: each entry (`entry.rs`), the catalog around
 //! them (here), and, for the generator, the module around the catalog (`render.rs`).
 
+mod bundle;
 mod entry;
 mod text;
 
@@ -157,7 +158,7 @@ fn url_tables(manifest: &Manifest) -> String {
 }
 
 /// String literals separated by commas.
-fn push_list<S: AsRef<str>>(text: &mut String, items: &[S]) {
+pub(super) fn push_list<S: AsRef<str>>(text: &mut String, items: &[S]) {
     for (index, item) in items.iter().enumerate() {
         if index > 0 {
             text.push_str(", ");
@@ -187,36 +188,6 @@ fn script_table(manifest: &Manifest, private: &str) -> String {
         text.push_str("] }");
     }
     text.push_str("];");
-    text
-}
-
-/// `const BUNDLE: &Bundle = …;`: what the bundler's manifest said, as tables
-/// (`Bundle::NONE` without one).
-fn bundle_table(manifest: &Manifest, private: &str) -> String {
-    let Some(bundle) = &manifest.bundle else {
-        return format!(" const BUNDLE: &{private}::BundleInfo = &{private}::BundleInfo::NONE;");
-    };
-    let mut text =
-        format!(" const BUNDLE: &{private}::BundleInfo = &{private}::BundleInfo {{ chunks: &[");
-    for (index, chunk) in bundle.chunks.iter().enumerate() {
-        if index > 0 {
-            text.push_str(", ");
-        }
-        text.push_str(&format!("{private}::ChunkInfo {{ name: "));
-        push_string_literal(&mut text, &chunk.name);
-        text.push_str(", file: ");
-        push_string_literal(&mut text, &chunk.file);
-        text.push_str(&format!(", entry: {}, styles: &[", chunk.entry));
-        push_list(&mut text, &chunk.styles);
-        text.push_str("], preloads: &[");
-        push_list(&mut text, &chunk.preloads);
-        text.push_str("] }");
-    }
-    text.push_str("], scripts: &[");
-    push_list(&mut text, &bundle.scripts);
-    text.push_str("], hashed: &[");
-    push_list(&mut text, &bundle.hashed);
-    text.push_str("] };");
     text
 }
 
@@ -319,6 +290,12 @@ fn source_tracking(manifest: &Manifest) -> String {
         push_string_literal(&mut text, &slash_path(&bundle.manifest));
         text.push_str(");");
     }
+    for record in &manifest.release_records {
+        // A release saved or removed changes what the catalog serves.
+        text.push_str("let _ = ::core::include_bytes!(");
+        push_string_literal(&mut text, &slash_path(record));
+        text.push_str(");");
+    }
     if text.len() == empty {
         return String::new();
     }
@@ -398,7 +375,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     text.push_str("];");
     text.push_str(&url_tables(manifest));
     let private_text = private.to_string().replace(' ', "");
-    text.push_str(&bundle_table(manifest, &private_text));
+    text.push_str(&bundle::table(manifest, &private_text, locator));
     text.push_str(&script_table(manifest, &private_text));
     text.push_str(&format!(" {tail} }}"));
     text

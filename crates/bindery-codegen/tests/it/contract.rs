@@ -7,7 +7,7 @@ use syn::visit_mut::VisitMut;
 
 /// The contract and the hash of its surface. After a deliberate change of the surface: bump
 /// `bindery_core::CONTRACT`, then record the hash this test prints.
-const RECORDED: (u32, &str) = (5, "84ab292c5ed1b4330feb09d80779177f");
+const RECORDED: (u32, &str) = (6, "b2e450c1b2b70cebaef43ba306c974db");
 
 /// The runtime's files that make the surface (beside `__private_v{CONTRACT}.rs`), and whether
 /// each holds it whole (or only the `EmbeddedFile` struct).

@@ -419,6 +419,7 @@ impl Builder {
                 .map(|file| {
                     let extra = self.config.path_headers.for_path(file.path());
                     Prepared::new(file, policy, extra)
+                        .with_dictionary(catalog.dictionary(file.path()), &self.config.mount)
                 })
                 .collect()
         };

@@ -7,6 +7,7 @@ use http::StatusCode;
 use http::header::{ACCEPT, ACCEPT_ENCODING, IF_RANGE, RANGE};
 
 use super::conditional::{self, Verdict};
+use super::dictionary;
 use super::encoding::Accepted;
 use super::head::{RequestHead, first_text, text};
 use super::outcome::{Headers, Outcome, Refusal, Selection, Served, Target};
@@ -204,11 +205,26 @@ fn negotiate<'a>(target: &Target<'a>, request: &impl RequestHead) -> Option<&'a 
         return None;
     };
     let prepared: &'a Prepared = prepared;
-    if prepared.representations.is_empty() {
+    if prepared.representations.is_empty() && prepared.deltas.is_empty() {
         return None;
     }
-    Accepted::parse(request.header_values(&ACCEPT_ENCODING)).choose(&prepared.representations)
+    let accepted = Accepted::parse(request.header_values(&ACCEPT_ENCODING));
+    if !prepared.deltas.is_empty() && accepted.accepts_dcz() {
+        let delta = request
+            .header_values(&AVAILABLE_DICTIONARY)
+            .next()
+            .and_then(dictionary::available)
+            .and_then(|hash| prepared.delta(&hash));
+        if delta.is_some() {
+            return delta;
+        }
+    }
+    accepted.choose(&prepared.representations)
 }
+
+/// `Available-Dictionary` (RFC 9842 §2.2).
+const AVAILABLE_DICTIONARY: http::HeaderName =
+    http::HeaderName::from_static("available-dictionary");
 
 /// Whether the request is a browser navigation: its `Accept` names `text/html`.
 fn is_navigation(request: &impl RequestHead) -> bool {

@@ -15,6 +15,8 @@ pub(crate) struct Accepted {
     gzip: Option<u16>,
     identity: Option<u16>,
     any: Option<u16>,
+    /// `dcz` (RFC 9842), which `*` does not cover: it needs a dictionary the client names.
+    dcz: Option<u16>,
 }
 
 impl Accepted {
@@ -37,6 +39,8 @@ impl Accepted {
                     &mut accepted.br
                 } else if coding.eq_ignore_ascii_case("zstd") {
                     &mut accepted.zstd
+                } else if coding.eq_ignore_ascii_case("dcz") {
+                    &mut accepted.dcz
                 } else if coding.eq_ignore_ascii_case("identity") {
                     &mut accepted.identity
                 } else if coding == "*" {
@@ -58,6 +62,11 @@ impl Accepted {
             Encoding::Gzip => self.gzip,
         };
         named.or(self.any).unwrap_or(0)
+    }
+
+    /// Whether `dcz` is acceptable: named with a q-value above 0.
+    pub(crate) fn accepts_dcz(&self) -> bool {
+        self.dcz.is_some_and(|quality| quality > 0)
     }
 
     /// The representation to send from `available` (sorted smallest first), or `None` for

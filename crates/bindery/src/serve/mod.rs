@@ -52,6 +52,7 @@ pub mod conditional;
 mod config;
 mod csp;
 mod decide;
+mod dictionary;
 mod encoding;
 pub mod future;
 mod head;

@@ -2,6 +2,7 @@
 
 use http::{HeaderName, HeaderValue};
 
+use crate::layout::DictionaryInfo;
 use crate::{EmbeddedFile, Encoding};
 
 /// One encoded representation of a file, with its header values ready.
@@ -43,6 +44,13 @@ pub(crate) struct Prepared {
     pub representations: Box<[Representation]>,
     /// Headers added by path ([`Builder::headers`](super::Builder::headers)), in order.
     pub extra: Box<[(HeaderName, HeaderValue)]>,
+    /// The file compressed against earlier versions of it, by the dictionary's SHA-256,
+    /// smallest first (`dictionaries = true` with kept releases).
+    pub deltas: Box<[(&'static [u8; 32], Representation)]>,
+    /// `Use-As-Dictionary` (RFC 9842): the file is a dictionary for its next versions.
+    pub use_as_dictionary: Option<HeaderValue>,
+    /// `Vary`, when the representation depends on request headers.
+    pub vary: Option<HeaderValue>,
 }
 
 impl Prepared {
@@ -64,9 +72,59 @@ impl Prepared {
                 .and_then(|time| HeaderValue::try_from(httpdate::fmt_http_date(time)).ok()),
             cache_control: cache_control(file),
             identity_len: HeaderValue::from(file.len()),
+            vary: (file.encodings().next().is_some())
+                .then(|| HeaderValue::from_static("accept-encoding")),
             representations: representations(file),
             extra,
+            deltas: Box::default(),
+            use_as_dictionary: None,
         }
+    }
+
+    /// Adds what makes the file a compression dictionary, served under `mount`: its
+    /// `Use-As-Dictionary` and its deltas (which make its answers vary on
+    /// `Available-Dictionary` too).
+    pub(crate) fn with_dictionary(
+        mut self,
+        dictionary: Option<&'static DictionaryInfo>,
+        mount: &str,
+    ) -> Self {
+        let Some(dictionary) = dictionary else {
+            return self;
+        };
+        let destination = match dictionary.destination {
+            "" => String::new(),
+            destination => format!(", match-dest=(\"{destination}\")"),
+        };
+        self.use_as_dictionary = HeaderValue::try_from(format!(
+            "match=\"{mount}/{}\"{destination}",
+            dictionary.pattern
+        ))
+        .ok();
+        self.deltas = dictionary
+            .deltas
+            .iter()
+            .map(|delta| {
+                let mut representation =
+                    Representation::new(Encoding::Zstd, delta.bytes, delta.etag);
+                representation.content_encoding = HeaderValue::from_static(delta.coding);
+                (delta.dictionary, representation)
+            })
+            .collect();
+        if !self.deltas.is_empty() {
+            self.vary = Some(HeaderValue::from_static(
+                "accept-encoding, available-dictionary",
+            ));
+        }
+        self
+    }
+
+    /// The delta for the dictionary whose SHA-256 is `hash`, if there is one.
+    pub(crate) fn delta(&self, hash: &[u8; 32]) -> Option<&Representation> {
+        self.deltas
+            .iter()
+            .find(|(dictionary, _)| *dictionary == hash)
+            .map(|(_, representation)| representation)
     }
 }
 

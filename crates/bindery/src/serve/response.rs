@@ -10,6 +10,9 @@ use http::{HeaderValue, Response, StatusCode};
 
 use super::body::Body;
 use super::cache_control::IMMUTABLE;
+
+/// `Use-As-Dictionary` (RFC 9842 §2.1).
+const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");
 use super::config::ErrorBody;
 use super::multipart;
 use super::outcome::{Outcome, Refusal, Selection, Served};
@@ -102,8 +105,11 @@ fn file_response(
     if let Some(last_modified) = &prepared.last_modified {
         out.insert(LAST_MODIFIED, last_modified.clone());
     }
-    if !prepared.representations.is_empty() {
-        out.insert(VARY, HeaderValue::from_static("accept-encoding"));
+    if let Some(vary) = &prepared.vary {
+        out.insert(VARY, vary.clone());
+    }
+    if let Some(value) = &prepared.use_as_dictionary {
+        out.insert(USE_AS_DICTIONARY, value.clone());
     }
     // Kept on a 304 too: a cache that revalidates keeps what the 200 said.
     for (name, value) in &prepared.extra {
@@ -213,8 +219,11 @@ fn describe_part(response: &mut Response<Body>, prepared: &Prepared, part: &Part
 /// Adds `accept` to the response's `Vary`: the answer depended on the request's `Accept`.
 fn vary_with_accept(response: &mut Response<Body>) {
     let headers = response.headers_mut();
-    let value = match headers.get(VARY) {
-        Some(vary) if vary.as_bytes() == b"accept-encoding" => "accept, accept-encoding",
+    let value = match headers.get(VARY).map(HeaderValue::as_bytes) {
+        Some(b"accept-encoding") => "accept, accept-encoding",
+        Some(b"accept-encoding, available-dictionary") => {
+            "accept, accept-encoding, available-dictionary"
+        }
         _ => "accept",
     };
     headers.insert(VARY, HeaderValue::from_static(value));

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod conditional;
+mod deploy;
 mod encoding;
 mod headers;
 mod methods;

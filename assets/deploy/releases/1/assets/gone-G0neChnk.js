@@ -1,0 +1,1 @@
+export function gone() { return 'a chunk only release 1 had'; }
