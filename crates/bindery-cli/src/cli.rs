@@ -1,4 +1,4 @@
-//! The command line: `bindery embed`, `bindery completions`, `--version` and `help`; parsing,
+//! The command line: `bindery embed`, `bindery release`, `bindery completions`, `--version` and `help`; parsing,
 //! printing and exit statuses, shared by the installed binary and users' xtasks.
 
 use std::ffi::{OsStr, OsString};
@@ -25,6 +25,9 @@ enum Command {
     /// Write a module embedding a folder, with compressed blobs beside it (`--check`: compare
     /// only, for CI).
     Embed(Box<EmbedArgs>),
+    /// Save the hashed files of a build as the next release in a releases folder, for the next
+    /// build's `releases` (old chunks kept for open tabs, deltas for returning visitors).
+    Release(crate::ReleaseArgs),
     /// Print a completion script for a shell, e.g. `bindery completions bash >
     /// ~/.local/share/bash-completion/completions/bindery`.
     Completions {
@@ -78,6 +81,16 @@ where
     };
     match cli.command {
         Command::Embed(args) => run_embed(&args, &shown),
+        Command::Release(args) => match crate::save_release(&args) {
+            Ok(said) => {
+                eprintln!("{said}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("error: {error}");
+                error.exit_code()
+            }
+        },
         Command::Completions { shell } => {
             let name = if shown.contains(' ') {
                 "bindery"

@@ -20,10 +20,12 @@
 mod cli;
 mod embed;
 mod error;
+mod release;
 
 pub use cli::run;
 pub use embed::{EmbedArgs, FolderArgs, Outcome, embed};
 pub use error::Error;
+pub use release::{ReleaseArgs, save_release};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -71,9 +71,11 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
                 Stored::Gzip { blob, .. } => Some(blob),
                 Stored::Raw => None,
             };
+            let deltas = entry.dictionary.iter().flat_map(|dictionary| &dictionary.deltas);
             stored
                 .into_iter()
                 .chain(entry.variants.iter().map(|variant| &variant.blob))
+                .chain(deltas.map(|delta| &delta.blob))
         })
         .filter_map(|blob| {
             let name = blob.file_name()?.to_string_lossy().into_owned();
@@ -88,8 +90,8 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
     })
 }
 
-/// The blob files the generator owns in `blob_dir`: `<64 hex>-<level>.<gz|br|zst>`. Anything
-/// else there is the user's and is left alone.
+/// The blob files the generator owns in `blob_dir`: `<64 hex>-<level>.<gz|br|zst>`, and deltas
+/// `<64 hex>-<64 hex>.dcz`. Anything else there is the user's and is left alone.
 pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
     let Ok(entries) = std::fs::read_dir(blob_dir) else {
         return BTreeMap::new();
@@ -98,13 +100,18 @@ pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let stem = Encoding::ALL
-                .iter()
-                .find_map(|encoding| name.strip_suffix(encoding.extension())?.strip_suffix('.'))?;
-            let (hash, level) = stem.split_once('-')?;
-            let is_ours = hash.len() == 64
-                && hash.bytes().all(|byte| byte.is_ascii_hexdigit())
-                && level.bytes().all(|byte| byte.is_ascii_digit());
+            let is_hash =
+                |text: &str| text.len() == 64 && text.bytes().all(|byte| byte.is_ascii_hexdigit());
+            let is_ours = if let Some(stem) = name.strip_suffix(".dcz") {
+                stem.split_once('-')
+                    .is_some_and(|(target, dictionary)| is_hash(target) && is_hash(dictionary))
+            } else {
+                let stem = Encoding::ALL.iter().find_map(|encoding| {
+                    name.strip_suffix(encoding.extension())?.strip_suffix('.')
+                })?;
+                let (hash, level) = stem.split_once('-')?;
+                is_hash(hash) && level.bytes().all(|byte| byte.is_ascii_digit())
+            };
             is_ours.then(|| (name, entry.path()))
         })
         .collect()

@@ -2,6 +2,7 @@
 //! xtask calling `bindery_cli::run`, and the binary installed with `cargo install`.
 
 mod command_line;
+mod deploy;
 mod generate;
 mod support;
 mod user_project;
