@@ -50,9 +50,10 @@ pub struct ReleaseArgs {
 pub fn save_release(args: &ReleaseArgs) -> Result<String, Error> {
     let bundler = match args.manifest.as_deref() {
         None => None,
-        Some(word) => Some(word.parse::<Bundler>().map_err(|error| {
-            Error::Usage(format!("--manifest: {error}"))
-        })?),
+        Some(word) => Some(
+            word.parse::<Bundler>()
+                .map_err(|error| Error::Usage(format!("--manifest: {error}")))?,
+        ),
     };
     let options = Options::new(&args.dir)
         .manifest(bundler)

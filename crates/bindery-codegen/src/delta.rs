@@ -38,7 +38,11 @@ pub fn delta_window_log(len: u64) -> u32 {
 /// files (each read and checked against the build's hash). `None` when it does not save at
 /// least [`MIN_SAVING_PERCENT`](crate::MIN_SAVING_PERCENT) of the file, or when the dictionary
 /// cannot be one.
-pub(crate) fn dcz(cache: &Cache, target: &Entry, dictionary: &Entry) -> Result<Option<Kept>, Error> {
+pub(crate) fn dcz(
+    cache: &Cache,
+    target: &Entry,
+    dictionary: &Entry,
+) -> Result<Option<Kept>, Error> {
     if dictionary.len > MAX_DICTIONARY || dictionary.len == 0 {
         return Ok(None);
     }
@@ -84,8 +88,11 @@ fn checked(path: &Path, hash: &str) -> Result<Vec<u8>, Error> {
 
 #[cfg(feature = "zstd")]
 fn compress(contents: &[u8], dictionary: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
-    let mut encoder =
-        zstd::stream::write::Encoder::with_dictionary(out, crate::encoding::ZSTD_LEVEL, dictionary)?;
+    let mut encoder = zstd::stream::write::Encoder::with_dictionary(
+        out,
+        crate::encoding::ZSTD_LEVEL,
+        dictionary,
+    )?;
     encoder.set_pledged_src_size(Some(contents.len() as u64))?;
     encoder.include_contentsize(true)?;
     encoder.include_checksum(false)?;

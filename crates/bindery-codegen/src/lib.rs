@@ -42,11 +42,11 @@ pub use bindery_core::{
 pub use bundle::{Bundle, Bundler, Chunk};
 pub use cache::default_cache_dir;
 pub use compress::MIN_SAVING_PERCENT;
+pub use delta::{DCZ_MAGIC, MAX_DICTIONARY, delta_window_log};
 pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
     is_compiled_in,
 };
-pub use delta::{DCZ_MAGIC, MAX_DICTIONARY, delta_window_log};
 pub use manifest::{Delta, Dictionary, Entry, Folder, Manifest, Stored, Variant};
 pub use options::{
     DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Modified, Options, Progress, Rules,

@@ -113,19 +113,26 @@ pub fn read(dir: &Path, keep: u64) -> Result<Vec<Release>, Error> {
 /// One release folder, its record checked against it.
 fn one(folder: &Path, number: u64) -> Result<Release, Error> {
     let record_path = folder.join(RECORD);
-    let text = std::fs::read(&record_path).map_err(|error| refuse(&record_path, error.to_string()))?;
+    let text =
+        std::fs::read(&record_path).map_err(|error| refuse(&record_path, error.to_string()))?;
     let record: Record = serde_json::from_slice(&text)
         .map_err(|error| refuse(&record_path, format!("not a release record: {error}")))?;
     if record.bindery_release != FORMAT {
         return Err(refuse(
             &record_path,
-            format!("record format {} (this bindery reads {FORMAT})", record.bindery_release),
+            format!(
+                "record format {} (this bindery reads {FORMAT})",
+                record.bindery_release
+            ),
         ));
     }
     if record.release != number {
         return Err(refuse(
             &record_path,
-            format!("the record is of release {}, in folder {number}", record.release),
+            format!(
+                "the record is of release {}, in folder {number}",
+                record.release
+            ),
         ));
     }
     let mut files = Vec::with_capacity(record.files.len());
@@ -135,7 +142,10 @@ fn one(folder: &Path, number: u64) -> Result<Release, Error> {
     let mut paths: Vec<&str> = files.iter().map(|file| file.path.as_str()).collect();
     paths.sort_unstable();
     if let Some(pair) = paths.windows(2).find(|pair| pair[0] == pair[1]) {
-        return Err(refuse(&record_path, format!("`{}` is listed twice", pair[0])));
+        return Err(refuse(
+            &record_path,
+            format!("`{}` is listed twice", pair[0]),
+        ));
     }
     Ok(Release {
         number,
@@ -151,7 +161,10 @@ fn kept_file(folder: &Path, record_path: &Path, file: RecordFile) -> Result<Kept
         || file.path.starts_with('/')
         || file.path == RECORD
     {
-        return Err(refuse(record_path, format!("`{}` is not a catalog path", file.path)));
+        return Err(refuse(
+            record_path,
+            format!("`{}` is not a catalog path", file.path),
+        ));
     }
     let sha256 = parse_sha256(&file.sha256)
         .ok_or_else(|| refuse(record_path, format!("`{}`: bad sha256", file.path)))?;
@@ -162,7 +175,10 @@ fn kept_file(folder: &Path, record_path: &Path, file: RecordFile) -> Result<Kept
         let metadata = std::fs::symlink_metadata(&walked)
             .map_err(|error| refuse(&walked, format!("`{}`: {error}", file.path)))?;
         if metadata.file_type().is_symlink() {
-            return Err(refuse(&walked, "a kept file is never reached through a link"));
+            return Err(refuse(
+                &walked,
+                "a kept file is never reached through a link",
+            ));
         }
         if walked == source && (!metadata.is_file() || metadata.len() != file.len) {
             return Err(refuse(
@@ -212,7 +228,10 @@ pub struct Saved {
 /// The files of a build that a release keeps: those whose name carries their hash (a bundler's
 /// hashed files, fingerprinted names), each with its catalog path and its source.
 fn hashed_files(manifest: &Manifest) -> Vec<(String, &crate::Entry)> {
-    let bundled = manifest.bundle.as_ref().map_or(&[][..], |bundle| &bundle.hashed[..]);
+    let bundled = manifest
+        .bundle
+        .as_ref()
+        .map_or(&[][..], |bundle| &bundle.hashed[..]);
     let mut files: Vec<(String, &crate::Entry)> = manifest
         .entries
         .iter()
@@ -264,9 +283,11 @@ pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error>
     };
     if let Some(newest) = existing.first() {
         let same = newest.files.len() == files.len()
-            && newest.files.iter().zip(&files).all(|(kept, (path, entry))| {
-                kept.path == *path && kept.sha256 == entry.sha256
-            });
+            && newest
+                .files
+                .iter()
+                .zip(&files)
+                .all(|(kept, (path, entry))| kept.path == *path && kept.sha256 == entry.sha256);
         if same {
             return Ok(Saved {
                 number: newest.number,
@@ -340,7 +361,8 @@ fn copy_checked(entry: &crate::Entry, target: &Path) -> Result<(), Error> {
         out.write_all(&buffer[..read])
             .map_err(|error| Error::write(target, error))?;
     }
-    out.sync_all().map_err(|error| Error::write(target, error))?;
+    out.sync_all()
+        .map_err(|error| Error::write(target, error))?;
     if hasher.finalize().to_hex().as_str() != entry.hash {
         return Err(Error::Changed {
             path: entry.source.clone(),

@@ -172,7 +172,11 @@ impl Catalog {
     pub(crate) fn dictionary(&self, path: &str) -> Option<&'static crate::layout::DictionaryInfo> {
         let dictionaries = self.bundle.dictionaries;
         crate::lookup::normalise(path)
-            .and_then(|key| dictionaries.binary_search_by(|info| info.path.cmp(key)).ok())
+            .and_then(|key| {
+                dictionaries
+                    .binary_search_by(|info| info.path.cmp(key))
+                    .ok()
+            })
             .map(|index| &dictionaries[index])
     }
 

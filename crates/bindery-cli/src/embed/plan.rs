@@ -71,7 +71,10 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
                 Stored::Gzip { blob, .. } => Some(blob),
                 Stored::Raw => None,
             };
-            let deltas = entry.dictionary.iter().flat_map(|dictionary| &dictionary.deltas);
+            let deltas = entry
+                .dictionary
+                .iter()
+                .flat_map(|dictionary| &dictionary.deltas);
             stored
                 .into_iter()
                 .chain(entry.variants.iter().map(|variant| &variant.blob))

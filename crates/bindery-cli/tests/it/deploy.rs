@@ -24,12 +24,15 @@ fn bundle(version: u32) -> String {
 /// chunk, the page and the manifest.
 fn write_release(project: &Project, version: u32, app_name: &str) {
     let _ = std::fs::remove_dir_all(project.path().join("dist"));
-    project.write(&format!("dist/assets/{app_name}"), &bundle(version));
+    project.write(&format!("dist/assets/{app_name}"), bundle(version));
     project.write("dist/assets/lazy-La2yChnk.js", "export const lazy = 1;\n");
-    project.write("dist/index.html", &format!("<!doctype html><p>release {version}</p>"));
+    project.write(
+        "dist/index.html",
+        format!("<!doctype html><p>release {version}</p>"),
+    );
     project.write(
         "dist/.vite/manifest.json",
-        &format!(
+        format!(
             r#"{{"index.html": {{"file": "assets/{app_name}", "isEntry": true, "src": "index.html", "dynamicImports": ["src/lazy.js"]}},
                "src/lazy.js": {{"file": "assets/lazy-La2yChnk.js", "isDynamicEntry": true}}}}"#
         ),
@@ -105,7 +108,7 @@ fn a_release_saved_by_the_generator_is_served_alike_by_both_doors_with_its_delta
     let project = Project::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
     project.write(
         "Cargo.toml",
-        &format!(
+        format!(
             "[package]\nname = \"deploy_agrees\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
              [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"serve\", \"br\", \"zstd\"] }}\nhttp = \"1\"\n",
             crate_path("bindery")
@@ -120,13 +123,35 @@ fn a_release_saved_by_the_generator_is_served_alike_by_both_doors_with_its_delta
             .output()
             .expect("bindery runs")
     };
-    let saved = bindery(&["release", "dist", "--into", "releases", "--manifest", "vite"]);
+    let saved = bindery(&[
+        "release",
+        "dist",
+        "--into",
+        "releases",
+        "--manifest",
+        "vite",
+    ]);
     assert!(saved.status.success(), "{}", stderr(&saved));
-    assert!(stderr(&saved).contains("saved release 1 (2 files)"), "{}", stderr(&saved));
+    assert!(
+        stderr(&saved).contains("saved release 1 (2 files)"),
+        "{}",
+        stderr(&saved)
+    );
     write_release(&project, 2, "app-N3w22222.js");
     let generated = bindery(&[
-        "embed", "dist", "--manifest", "vite", "--releases", "releases", "--dictionaries",
-        "--precompress", "br,zstd", "--out", "src/generated.rs", "--name", "GENERATED",
+        "embed",
+        "dist",
+        "--manifest",
+        "vite",
+        "--releases",
+        "releases",
+        "--dictionaries",
+        "--precompress",
+        "br,zstd",
+        "--out",
+        "src/generated.rs",
+        "--name",
+        "GENERATED",
     ]);
     assert!(generated.status.success(), "{}", stderr(&generated));
     project.write("src/main.rs", MAIN);

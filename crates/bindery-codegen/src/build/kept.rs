@@ -117,7 +117,10 @@ fn guard_size(options: &Options, files: &[Described], releases: &[Release]) -> R
                 .map(|file| (file.source.clone(), file.len))
         }))
         .collect();
-    let total = sizes.iter().map(|(_, len)| *len).fold(0u64, u64::saturating_add);
+    let total = sizes
+        .iter()
+        .map(|(_, len)| *len)
+        .fold(0u64, u64::saturating_add);
     if total <= limit {
         return Ok(());
     }
@@ -130,17 +133,32 @@ fn guard_size(options: &Options, files: &[Described], releases: &[Release]) -> R
     })
 }
 
-/// The URL path of a file whose name carries its hash, or `None`: its fingerprinted name, a
-/// bundler's hashed file, a kept file. HTML is never a dictionary (it is not hashed).
+/// The URL path of a file whose name carries its hash and whose kind compresses (text, scripts,
+/// styles, JSON, SVG, WebAssembly), or `None`: its fingerprinted name, a bundler's hashed file,
+/// a kept file. HTML is never a dictionary (it is not hashed); an image or a font gains nothing.
 fn hashed_url<'a>(file: &'a Described, bundled: &[String]) -> Option<&'a str> {
     let entry = &file.entry;
-    if entry.mime == "text/html" {
+    if entry.mime == "text/html" || !is_compressible(&entry.mime) {
         return None;
     }
     if let Some(name) = &entry.fingerprinted {
         return Some(name);
     }
     (entry.kept.is_some() || bundled.binary_search(&entry.path).is_ok()).then_some(&entry.path)
+}
+
+/// Whether a delta of this media type can be much smaller than its other encodings.
+fn is_compressible(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || matches!(
+            mime,
+            "application/javascript"
+                | "application/json"
+                | "application/manifest+json"
+                | "application/wasm"
+                | "application/xml"
+                | "image/svg+xml"
+        )
 }
 
 /// The request destination a dictionary of this media type is for.

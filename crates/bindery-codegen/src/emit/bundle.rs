@@ -47,7 +47,11 @@ pub(super) fn table(manifest: &Manifest, private: &str, locator: &Locator) -> St
     text.push_str("], scripts: &[");
     push_list(&mut text, scripts);
     // Kept files are served as the bundler's are: immutable, under their own names.
-    let mut hashed: Vec<&str> = bundled.iter().map(String::as_str).chain(kept.iter().copied()).collect();
+    let mut hashed: Vec<&str> = bundled
+        .iter()
+        .map(String::as_str)
+        .chain(kept.iter().copied())
+        .collect();
     hashed.sort_unstable();
     hashed.dedup();
     text.push_str("], hashed: &[");

@@ -96,7 +96,12 @@ pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator:
 }
 
 /// The expression for the bytes of a cached blob (a variant, a delta).
-pub(super) fn cached_bytes(manifest: &Manifest, path: &Path, len: u64, locator: &Locator) -> TokenStream {
+pub(super) fn cached_bytes(
+    manifest: &Manifest,
+    path: &Path,
+    len: u64,
+    locator: &Locator,
+) -> TokenStream {
     let blob = Blob {
         path,
         is_cached: true,

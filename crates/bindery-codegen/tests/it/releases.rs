@@ -24,8 +24,13 @@ fn bundle(version: u32) -> String {
 fn site(version: u32) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("app.js"), bundle(version)).expect("app.js");
-    std::fs::write(dir.path().join("site.css"), "body { margin: 0 }\n".repeat(20)).expect("css");
+    std::fs::write(
+        dir.path().join("site.css"),
+        "body { margin: 0 }\n".repeat(20),
+    )
+    .expect("css");
     std::fs::write(dir.path().join("index.html"), "<!doctype html><p>hi</p>").expect("html");
+    std::fs::write(dir.path().join("logo.png"), b"\x89PNG\r\n\x1a\n not really").expect("png");
     dir
 }
 
@@ -47,7 +52,10 @@ fn with_releases(root: &Path, cache: &Path, releases: &Path) -> Result<Manifest,
     options(root, cache)
         .releases(Some(releases.to_owned()))
         .dictionaries(true)
-        .precompress(vec![bindery_codegen::Encoding::Br, bindery_codegen::Encoding::Zstd])
+        .precompress(vec![
+            bindery_codegen::Encoding::Br,
+            bindery_codegen::Encoding::Zstd,
+        ])
         .build()
 }
 
@@ -56,10 +64,10 @@ fn a_saved_release_is_served_beside_the_next_build_with_a_delta_against_it() {
     let cache = tempfile::tempdir().expect("cache");
     let releases = tempfile::tempdir().expect("releases");
     save_releases(releases.path(), cache.path(), 1, 3);
-    let record = std::fs::read_to_string(releases.path().join("1").join(release::RECORD))
-        .expect("record");
+    let record =
+        std::fs::read_to_string(releases.path().join("1").join(release::RECORD)).expect("record");
     // Every fingerprinted name (the page's too: it is served under it).
-    assert_eq!(record.matches("\"path\"").count(), 3, "{record}");
+    assert_eq!(record.matches("\"path\"").count(), 4, "{record}");
     let current = site(2);
     let manifest = with_releases(current.path(), cache.path(), releases.path()).expect("builds");
     let kept: Vec<&str> = manifest
@@ -71,7 +79,11 @@ fn a_saved_release_is_served_beside_the_next_build_with_a_delta_against_it() {
     // The stylesheet and the page did not change: their fingerprinted names are this build's.
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert!(kept[0].starts_with("app."), "{kept:?}");
-    let app = manifest.entries.iter().find(|entry| entry.path == "app.js").expect("app.js");
+    let app = manifest
+        .entries
+        .iter()
+        .find(|entry| entry.path == "app.js")
+        .expect("app.js");
     let dictionary = app.dictionary.as_ref().expect("a dictionary pattern");
     assert_eq!(dictionary.pattern, "app.*.js");
     assert_eq!(dictionary.destination, Some("script"));
@@ -83,15 +95,39 @@ fn a_saved_release_is_served_beside_the_next_build_with_a_delta_against_it() {
         .find(|entry| entry.path == delta.dictionary_path)
         .expect("the dictionary is served");
     assert_eq!(delta.dictionary, old.sha256);
-    let smallest = app.variants.iter().map(|variant| variant.len).min().expect("variants");
-    assert!(delta.len * 10 < smallest, "delta {} vs {smallest}", delta.len);
+    let smallest = app
+        .variants
+        .iter()
+        .map(|variant| variant.len)
+        .min()
+        .expect("variants");
+    assert!(
+        delta.len * 10 < smallest,
+        "delta {} vs {smallest}",
+        delta.len
+    );
     let bytes = std::fs::read(&delta.blob).expect("blob");
     assert_eq!(&bytes[..8], DCZ_MAGIC);
     assert_eq!(&bytes[8..40], old.sha256);
     // The kept bundle is a dictionary for what follows; HTML is never one.
-    assert!(old.dictionary.as_ref().is_some_and(|kept| kept.deltas.is_empty()));
-    let page = manifest.entries.iter().find(|entry| entry.path == "index.html").expect("page");
+    assert!(
+        old.dictionary
+            .as_ref()
+            .is_some_and(|kept| kept.deltas.is_empty())
+    );
+    let page = manifest
+        .entries
+        .iter()
+        .find(|entry| entry.path == "index.html")
+        .expect("page");
     assert!(page.dictionary.is_none());
+    // An image is no dictionary: a delta would gain nothing.
+    let logo = manifest
+        .entries
+        .iter()
+        .find(|entry| entry.path == "logo.png")
+        .expect("logo");
+    assert!(logo.dictionary.is_none());
 }
 
 #[test]
@@ -111,7 +147,11 @@ fn every_delta_decodes_with_the_zstd_tool_and_its_dictionary() {
     let scratch = tempfile::tempdir().expect("scratch");
     let mut checked = 0;
     for entry in &manifest.entries {
-        for delta in entry.dictionary.iter().flat_map(|dictionary| &dictionary.deltas) {
+        for delta in entry
+            .dictionary
+            .iter()
+            .flat_map(|dictionary| &dictionary.deltas)
+        {
             let dictionary = manifest
                 .entries
                 .iter()
@@ -125,8 +165,17 @@ fn every_delta_decodes_with_the_zstd_tool_and_its_dictionary() {
                 .arg(&body)
                 .output()
                 .expect("`zstd` is needed: `apt-get install zstd` (cargo xtask ci does)");
-            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-            assert_eq!(output.stdout, std::fs::read(&entry.source).expect("source"), "{}", entry.path);
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_eq!(
+                output.stdout,
+                std::fs::read(&entry.source).expect("source"),
+                "{}",
+                entry.path
+            );
             checked += 1;
         }
     }
@@ -151,11 +200,21 @@ fn only_the_newest_releases_are_kept_and_a_save_prunes_the_rest() {
         .keep_releases(1)
         .build()
         .expect("builds");
-    let kept: Vec<Option<u64>> = manifest.entries.iter().filter_map(|entry| entry.kept.map(Some)).collect();
+    let kept: Vec<Option<u64>> = manifest
+        .entries
+        .iter()
+        .filter_map(|entry| entry.kept.map(Some))
+        .collect();
     assert!(kept.iter().all(|number| *number == Some(4)), "{kept:?}");
     // Saving the same build twice writes nothing.
-    let again = options(site(4).path(), cache.path()).build().expect("builds");
-    assert!(!release::save(&again, releases.path(), 2).expect("saves").wrote);
+    let again = options(site(4).path(), cache.path())
+        .build()
+        .expect("builds");
+    assert!(
+        !release::save(&again, releases.path(), 2)
+            .expect("saves")
+            .wrote
+    );
 }
 
 /// Release 1 of the site saved, then `spoil` applied to its folder: the next build must fail
@@ -218,15 +277,27 @@ fn a_kept_file_that_is_not_what_its_record_says_fails_the_build() {
 #[test]
 fn a_record_that_is_wrong_or_reaches_outside_its_folder_is_refused() {
     refused_after(
-        |folder| edit_record(folder, |text| text.replace("\"bindery_release\": 1", "\"bindery_release\": 9")),
+        |folder| {
+            edit_record(folder, |text| {
+                text.replace("\"bindery_release\": 1", "\"bindery_release\": 9")
+            })
+        },
         "record format 9",
     );
     refused_after(
-        |folder| edit_record(folder, |text| text.replace("\"release\": 1", "\"release\": 2")),
+        |folder| {
+            edit_record(folder, |text| {
+                text.replace("\"release\": 1", "\"release\": 2")
+            })
+        },
         "the record is of release 2, in folder 1",
     );
     refused_after(
-        |folder| edit_record(folder, |text| text.replacen("\"path\": \"", "\"path\": \"../", 1)),
+        |folder| {
+            edit_record(folder, |text| {
+                text.replacen("\"path\": \"", "\"path\": \"../", 1)
+            })
+        },
         "is not a catalog path",
     );
     refused_after(
@@ -257,10 +328,11 @@ fn a_kept_path_this_build_holds_with_other_bytes_fails_the_build() {
     std::fs::create_dir_all(&folder).expect("folder");
     let bytes = b"not the current page";
     std::fs::write(folder.join("index.html"), bytes).expect("write");
-    let sha256: String = sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(bytes))
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
+    let sha256: String =
+        sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(bytes))
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
     std::fs::write(
         folder.join(release::RECORD),
         format!(
@@ -274,7 +346,12 @@ fn a_kept_path_this_build_holds_with_other_bytes_fails_the_build() {
         .releases(Some(releases.path().to_owned()))
         .build()
         .expect_err("refused");
-    assert!(error.to_string().contains("`index.html` is also a file of this build"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("`index.html` is also a file of this build"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -283,7 +360,9 @@ fn kept_files_count_against_max_total_size() {
     let releases = tempfile::tempdir().expect("releases");
     save_releases(releases.path(), cache.path(), 1, 3);
     let current = site(2);
-    let alone = options(current.path(), cache.path()).build().expect("builds");
+    let alone = options(current.path(), cache.path())
+        .build()
+        .expect("builds");
     let total: u64 = alone.entries.iter().map(|entry| entry.len).sum();
     let error = options(current.path(), cache.path())
         .releases(Some(releases.path().to_owned()))
