@@ -253,10 +253,11 @@ fn forget_stale_extractions() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Debian's packages the tests use: chromium (the browser test), a colour emoji font (flags in
-/// its screenshots), and the reference brotli and zstd tools (decoding precompressed variants
-/// independently of the encoders that made them).
-const SYSTEM_PACKAGES: [(&str, &str); 4] = [
+/// Debian's packages the tests use: chromium (the browser tests), a colour emoji font (flags in
+/// its screenshots), the reference brotli and zstd tools (decoding precompressed variants and
+/// deltas independently of the encoders that made them), and nginx (a rolling deploy behind a
+/// caching proxy).
+const SYSTEM_PACKAGES: [(&str, &str); 5] = [
     ("chromium", CHROMIUM),
     (
         "fonts-noto-color-emoji",
@@ -264,6 +265,7 @@ const SYSTEM_PACKAGES: [(&str, &str); 4] = [
     ),
     ("brotli", "/usr/bin/brotli"),
     ("zstd", "/usr/bin/zstd"),
+    ("nginx", "/usr/sbin/nginx"),
 ];
 
 /// Installs whichever of [`SYSTEM_PACKAGES`] this machine lacks.

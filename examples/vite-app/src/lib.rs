@@ -6,12 +6,17 @@ use bindery::serve::ServeCatalog;
 
 /// What Vite wrote into `$OUT_DIR/dist`, with its manifest: the hashed files keep Vite's names
 /// and are served `immutable`. Vite's own `index.html` is left out: the page is rendered below.
+/// The hashed files of the releases saved in `releases/` (`bindery release`) are served too, so
+/// a page loaded before a deploy still finds its chunks, and each changed file has a delta
+/// against its earlier versions for browsers that hold them (`dictionaries`, RFC 9842).
 pub static ASSETS: bindery::Catalog = bindery::embed!(
     "$OUT_DIR/dist",
     manifest = "vite",
     exclude = "index.html",
-    precompress = ["gzip"],
-    modified = "source-date-epoch"
+    precompress = ["gzip", "br", "zstd"],
+    modified = "source-date-epoch",
+    releases = "releases",
+    dictionaries = true
 );
 
 // The entry the page loads: a name Vite's manifest lacks is a compile error, not a 500.

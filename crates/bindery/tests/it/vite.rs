@@ -31,7 +31,7 @@ version = "1"
 features = ["macros", "rt-multi-thread", "net"]
 
 [features]
-default = ["bindery/serve", "bindery/minijinja", "bindery/actix", "bindery/csp"]
+default = ["bindery/serve", "bindery/minijinja", "bindery/actix", "bindery/csp", "bindery/br", "bindery/zstd"]
 "#;
 
 /// The date every build of this test gives its files: `Last-Modified` must say it.
@@ -43,13 +43,19 @@ fn example() -> PathBuf {
 
 /// The example's sources in a new crate, its `node_modules` linked from the example.
 fn project() -> Project {
+    project_named("vite-app", "", &[])
+}
+
+/// [`project`] as the crate `name` (`extra` appended to its manifest), without the files
+/// `left_out`.
+fn project_named(name: &str, extra: &str, left_out: &[&str]) -> Project {
     let modules = example().join("node_modules");
     assert!(
         modules.join("vite/bin/vite.js").is_file() && modules.join("playwright-core").is_dir(),
         "vite and playwright-core are not installed: run `npm ci --prefix examples/vite-app` \
          (`cargo xtask ci` does)"
     );
-    let project = Project::new("vite-app", MANIFEST);
+    let project = Project::new(name, &format!("{MANIFEST}{extra}"));
     for file in [
         "build.rs",
         "src/lib.rs",
@@ -66,9 +72,13 @@ fn project() -> Project {
         "frontend/src/assets/javascript.svg",
         "frontend/src/assets/vite.svg",
         "browser.mjs",
+        "deploy.mjs",
         "package.json",
         "package-lock.json",
     ] {
+        if left_out.contains(&file) {
+            continue;
+        }
         let contents = std::fs::read(example().join(file)).expect("example file");
         project.write(file, contents);
     }
@@ -84,8 +94,12 @@ struct Server {
 
 impl Server {
     fn start(binary: &Path) -> Server {
+        Server::start_at(binary, "127.0.0.1:0")
+    }
+
+    fn start_at(binary: &Path, address: &str) -> Server {
         let mut child = Command::new(binary)
-            .arg("127.0.0.1:0")
+            .arg(address)
             .stdout(Stdio::piped())
             .spawn()
             .expect("server starts");
@@ -344,4 +358,320 @@ fn an_edit_gets_a_new_name_and_the_old_one_is_gone(
         server.get(&new_style).header("cache-control"),
         Some(IMMUTABLE)
     );
+}
+
+/// A module of many small functions, the bulk of the entry bundle (over 100 KB); `describe`,
+/// one function, says `release`.
+fn catalog_module(release: u32) -> String {
+    let mut text = String::new();
+    for index in 0..1500 {
+        text.push_str(&format!(
+            "export function entry{index}(value) {{ return {{ id: {index}, label: `entry {index}`, value: value * {index} }}; }}\n"
+        ));
+    }
+    // Every function reachable, so that the bundler keeps them all.
+    let all: Vec<String> = (0..1500).map(|index| format!("entry{index}")).collect();
+    text.push_str(&format!("const entries = [{}];\n", all.join(", ")));
+    text.push_str(&format!(
+        "export function describe() {{ return 'release {release}: ' + entries[{release}](1).label + ' of ' + entries.length; }}\n"
+    ));
+    text
+}
+
+/// The example's front end at `release`: the entry imports the catalog module and exposes a
+/// lazily imported chunk (`window.loadLater`) whose text says the release.
+fn write_release(project: &Project, main: &str, release: u32) {
+    project.write("frontend/src/catalog.js", catalog_module(release));
+    project.write(
+        "frontend/src/later.js",
+        format!("export const later = () => 'later, release {release}';\n"),
+    );
+    project.write(
+        "frontend/src/main.js",
+        format!(
+            "{main}\nimport {{ describe }} from './catalog.js'\n\
+             document.documentElement.dataset.release = describe()\n\
+             window.loadLater = () => import('./later.js').then(({{ later }}) => later())\n"
+        ),
+    );
+}
+
+/// Saves the front end as it is now as the next release in `releases/`, from a Vite build
+/// made with the build script's arguments (Vite's output depends only on its input).
+fn save_release(project: &Project) -> bindery_codegen::release::Saved {
+    let dist = project.path().join("release-dist");
+    let built = Command::new("node")
+        .arg("node_modules/vite/bin/vite.js")
+        .args([
+            "build",
+            "frontend",
+            "--manifest",
+            "--emptyOutDir",
+            "--logLevel",
+            "warn",
+            "--base=/",
+        ])
+        .arg("--outDir")
+        .arg(&dist)
+        .current_dir(project.path())
+        .status()
+        .expect("node runs");
+    assert!(built.success(), "vite build failed");
+    let manifest = bindery_codegen::Options::new(&dist)
+        .manifest(Some(bindery_codegen::Bundler::Vite))
+        .build()
+        .expect("the release builds");
+    bindery_codegen::release::save(&manifest, &project.path().join("releases"), 3)
+        .expect("the release is saved")
+}
+
+/// The response for the entry bundle (`/assets/index-*.js`) in a phase of deploy.mjs.
+fn entry_bundle(phase: &serde_json::Value) -> &serde_json::Value {
+    phase["responses"]
+        .as_array()
+        .expect("responses")
+        .iter()
+        .find(|seen| {
+            seen["url"]
+                .as_str()
+                .is_some_and(|url| url.starts_with("/assets/index-") && url.ends_with(".js"))
+        })
+        .unwrap_or_else(|| panic!("the entry bundle was requested: {phase}"))
+}
+
+/// One JSON line of deploy.mjs.
+fn next_phase(lines: &mut impl Iterator<Item = std::io::Result<String>>) -> serde_json::Value {
+    let line = lines.next().expect("a phase").expect("a line");
+    serde_json::from_str(&line).unwrap_or_else(|error| panic!("{error}: {line}"))
+}
+
+#[test]
+fn a_deploy_keeps_open_tabs_working_and_sends_the_changed_bundle_as_a_delta() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "a_deploy_keeps_open_tabs_working_and_sends_the_changed_bundle_as_a_delta",
+        "needs npm packages and Chromium",
+    ) {
+        return;
+    }
+    // Its own crate name (and no second binary): the other Vite test's binaries stay its own.
+    let project = project_named(
+        "vite-deploy",
+        "\n[lib]\nname = \"vite_app\"\npath = \"src/lib.rs\"\n",
+        &["src/bin/actix.rs"],
+    );
+    let main = std::fs::read_to_string(example().join("frontend/src/main.js")).expect("main.js");
+    let epoch = [("SOURCE_DATE_EPOCH", Path::new(EPOCH))];
+    write_release(&project, &main, 1);
+    project.build(&epoch);
+    let first = project.path().join("release-1-server");
+    std::fs::copy(project.binary(), &first).expect("copy");
+    // Release 1 is saved as CI saves it after a build; release 2 keeps it.
+    assert_eq!(save_release(&project).number, 1);
+    write_release(&project, &main, 2);
+    project.build(&epoch);
+    let address = format!("127.0.0.1:{}", bindery_test_support::free_port());
+    let profile = tempfile::tempdir().expect("profile");
+    let mut browser = Command::new("node")
+        .arg("deploy.mjs")
+        .arg(format!("http://{address}/"))
+        .arg(profile.path())
+        .current_dir(project.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    let mut lines = BufReader::new(browser.stdout.take().expect("stdout")).lines();
+    let old = Server::start_at(&first, &address);
+    let loaded = next_phase(&mut lines);
+    assert_eq!(loaded["release"], "release 1: entry 1 of 1500", "{loaded}");
+    let old_bundle = entry_bundle(&loaded);
+    assert!(
+        old_bundle["useAsDictionary"]
+            .as_str()
+            .is_some_and(|value| value.contains("/assets/index-*.js")),
+        "{loaded}"
+    );
+    drop(old);
+    let new = Server::start_at(&project.binary(), &address);
+    std::io::Write::write_all(browser.stdin.as_mut().expect("stdin"), b"deployed\n")
+        .expect("go on");
+    let open_tab = next_phase(&mut lines);
+    assert_eq!(
+        open_tab["later"], "later, release 1",
+        "the open tab's lazy chunk: {open_tab}"
+    );
+    assert_eq!(
+        response(&open_tab, "/assets/later-")["status"],
+        200,
+        "{open_tab}"
+    );
+    let reloaded = next_phase(&mut lines);
+    assert!(browser.wait().expect("node ends").success());
+    for phase in [&loaded, &open_tab, &reloaded] {
+        for key in ["consoleErrors", "pageErrors"] {
+            assert_eq!(phase[key], serde_json::json!([]), "{key}: {phase}");
+        }
+    }
+    assert_eq!(
+        reloaded["release"], "release 2: entry 2 of 1500",
+        "{reloaded}"
+    );
+    assert_eq!(reloaded["later"], "later, release 2", "{reloaded}");
+    let bundle = entry_bundle(&reloaded);
+    assert_eq!(
+        bundle["encoding"], "dcz",
+        "the changed bundle as a delta: {reloaded}"
+    );
+    assert!(
+        bundle["availableDictionary"]
+            .as_str()
+            .is_some_and(|value| value.starts_with(':')),
+        "{reloaded}"
+    );
+    // Bytes on the wire against br for the same file.
+    let url = bundle["url"].as_str().expect("url");
+    let br = raw_request(new.address, "GET", url, &[("accept-encoding", "br")]);
+    assert_eq!(br.header("content-encoding"), Some("br"));
+    let identity = raw_request(new.address, "GET", url, &[]);
+    let dcz = bundle["bodyBytes"].as_u64().expect("bytes");
+    println!(
+        "the changed bundle: {} bytes, br {}, dcz {dcz} ({:.3}x br)",
+        identity.body.len(),
+        br.body.len(),
+        dcz as f64 / br.body.len() as f64
+    );
+    assert!(
+        identity.body.len() > 100_000,
+        "a bundle over 100 KB: {}",
+        identity.body.len()
+    );
+    assert!(
+        dcz * 10 <= br.body.len() as u64,
+        "dcz {dcz} vs br {}",
+        br.body.len()
+    );
+    drop(new);
+    let mut urls: Vec<String> = [&loaded, &open_tab, &reloaded]
+        .iter()
+        .flat_map(|phase| phase["responses"].as_array().expect("responses"))
+        .filter_map(|seen| seen["url"].as_str().map(str::to_owned))
+        .collect();
+    urls.sort();
+    urls.dedup();
+    let dictionary = bundle["availableDictionary"]
+        .as_str()
+        .expect("a dictionary");
+    a_rolling_deploy_through_nginx_fails_no_request(&first, &project.binary(), &urls, dictionary);
+}
+
+/// nginx (Debian's) in front of `replicas`, round robin, with `proxy_cache`, retrying a 404 on
+/// the next replica as docs/deploying.md says a rolling deploy needs; stopped when dropped.
+struct Nginx {
+    child: Child,
+    address: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    fn start(replicas: &[SocketAddr]) -> Nginx {
+        let dir = tempfile::tempdir().expect("nginx folder");
+        let port = bindery_test_support::free_port();
+        let servers: String = replicas
+            .iter()
+            .map(|replica| format!("server {replica}; "))
+            .collect();
+        let root = dir.path().display();
+        let config = format!(
+            "worker_processes 1; daemon off; pid {root}/nginx.pid; error_log {root}/error.log warn;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{ access_log off; client_body_temp_path {root}/body; proxy_temp_path {root}/proxy;\n\
+               fastcgi_temp_path {root}/fastcgi; uwsgi_temp_path {root}/uwsgi; scgi_temp_path {root}/scgi;\n\
+               proxy_cache_path {root}/cache keys_zone=assets:1m;\n\
+               upstream replicas {{ {servers}}}\n\
+               server {{ listen 127.0.0.1:{port};\n\
+                 location / {{ proxy_pass http://replicas; proxy_http_version 1.1;\n\
+                   proxy_cache assets;\n\
+                   proxy_next_upstream error timeout http_404; proxy_next_upstream_tries 2; }} }} }}\n"
+        );
+        std::fs::write(dir.path().join("nginx.conf"), config).expect("config");
+        let child = Command::new("/usr/sbin/nginx")
+            .arg("-c")
+            .arg(dir.path().join("nginx.conf"))
+            .arg("-p")
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx is needed: `apt-get install nginx` (cargo xtask ci does)");
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(address).is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "nginx did not listen: {}",
+                std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Nginx {
+            child,
+            address,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A rolling deploy: one replica still on release 1, one on release 2, behind a caching nginx.
+/// Every URL a page of either release asks for answers 200 with the right bytes, many times
+/// and in every encoding (the cache keeps the representations apart by `Vary`).
+fn a_rolling_deploy_through_nginx_fails_no_request(
+    first: &Path,
+    second: &Path,
+    urls: &[String],
+    dictionary: &str,
+) {
+    let old = Server::start(first);
+    let new = Server::start(second);
+    let nginx = Nginx::start(&[old.address, new.address]);
+    let asks: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("accept-encoding", "gzip, br, zstd")],
+        &[
+            ("accept-encoding", "gzip, br, zstd, dcz"),
+            ("available-dictionary", dictionary),
+        ],
+    ];
+    let mut failed = Vec::new();
+    let mut sent = 0;
+    for round in 0..4 {
+        for url in urls {
+            for headers in asks {
+                let through = raw_request(nginx.address, "GET", url, headers);
+                let direct = raw_request(new.address, "GET", url, headers);
+                sent += 1;
+                let same = through.status == 200
+                    && through.header("content-encoding") == direct.header("content-encoding")
+                    && (url == "/" || through.body == direct.body);
+                if !same {
+                    failed.push(format!(
+                        "round {round} {url} {headers:?}: {}",
+                        through.status
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {sent} failed: {failed:#?}",
+        failed.len()
+    );
+    println!("rolling deploy through nginx: {sent} requests, 0 failed");
 }
