@@ -3,6 +3,7 @@
 
 mod bench_build;
 mod bench_cache;
+mod bench_deltas;
 mod bench_http;
 mod bench_memory;
 mod bench_stall;
@@ -39,6 +40,8 @@ enum Task {
     BenchBuild(bench_build::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
     BenchHttp(bench_http::Args),
+    /// A deploy that keeps the previous release: full, gzip, br, zstd and dcz bytes of a changed file, build time and catalog bytes.
+    BenchDeltas(bench_deltas::Args),
     /// Does one large decompression stall other requests? p99 of small requests beside it.
     BenchStall(bench_stall::Args),
     /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Task::BenchBuild(args) => bench_build::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
         Task::BenchStall(args) => bench_stall::run(&args),
+        Task::BenchDeltas(args) => bench_deltas::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
