@@ -87,7 +87,12 @@ pub fn read(dir: &Path, keep: u64) -> Result<Vec<Release>, Error> {
     let listing = match std::fs::read_dir(dir) {
         Ok(listing) => listing,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(Error::read(dir, error)),
+        Err(error) => {
+            return Err(refuse(
+                dir,
+                format!("cannot read the releases folder: {error}"),
+            ));
+        }
     };
     for item in listing {
         let item = item.map_err(|error| Error::read(dir, error))?;

@@ -156,6 +156,7 @@ fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Erro
         Error::BundleManifest { .. } | Error::BundleMissingFile { .. } => {
             settings.spans.key("manifest")
         }
+        Error::Release { .. } => settings.spans.key("releases"),
         Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => {
             settings.spans.key("modified")
         }

@@ -460,16 +460,68 @@ fn a_deploy_keeps_open_tabs_working_and_sends_the_changed_bundle_as_a_delta() {
         "\n[lib]\nname = \"vite_app\"\npath = \"src/lib.rs\"\n",
         &["src/bin/actix.rs"],
     );
+    let first = build_two_releases(&project);
+    let phases = browse_through_the_deploy(&project, &first);
+    let [loaded, open_tab, reloaded] = &phases;
+    for phase in &phases {
+        for key in ["consoleErrors", "pageErrors"] {
+            assert_eq!(phase[key], serde_json::json!([]), "{key}: {phase}");
+        }
+    }
+    assert_eq!(loaded["release"], "release 1: entry 1 of 1500", "{loaded}");
+    assert!(
+        entry_bundle(loaded)["useAsDictionary"]
+            .as_str()
+            .is_some_and(|value| value.contains("/assets/index-*.js")),
+        "{loaded}"
+    );
+    assert_eq!(
+        open_tab["later"], "later, release 1",
+        "the open tab's lazy chunk: {open_tab}"
+    );
+    assert_eq!(
+        response(open_tab, "/assets/later-")["status"],
+        200,
+        "{open_tab}"
+    );
+    assert_eq!(
+        reloaded["release"], "release 2: entry 2 of 1500",
+        "{reloaded}"
+    );
+    assert_eq!(reloaded["later"], "later, release 2", "{reloaded}");
+    let bundle = entry_bundle(reloaded);
+    the_changed_bundle_came_as_a_small_delta(&project, bundle);
+    let mut urls: Vec<String> = phases
+        .iter()
+        .flat_map(|phase| phase["responses"].as_array().expect("responses"))
+        .filter_map(|seen| seen["url"].as_str().map(str::to_owned))
+        .collect();
+    urls.sort();
+    urls.dedup();
+    let dictionary = bundle["availableDictionary"]
+        .as_str()
+        .expect("a dictionary");
+    a_rolling_deploy_through_nginx_fails_no_request(&first, &project.binary(), &urls, dictionary);
+}
+
+/// Builds release 1 (its binary kept aside, its hashed files saved as CI saves them after a
+/// build), then release 2, which keeps release 1. Returns release 1's binary.
+fn build_two_releases(project: &Project) -> PathBuf {
     let main = std::fs::read_to_string(example().join("frontend/src/main.js")).expect("main.js");
     let epoch = [("SOURCE_DATE_EPOCH", Path::new(EPOCH))];
-    write_release(&project, &main, 1);
+    write_release(project, &main, 1);
     project.build(&epoch);
     let first = project.path().join("release-1-server");
     std::fs::copy(project.binary(), &first).expect("copy");
-    // Release 1 is saved as CI saves it after a build; release 2 keeps it.
-    assert_eq!(save_release(&project).number, 1);
-    write_release(&project, &main, 2);
+    assert_eq!(save_release(project).number, 1);
+    write_release(project, &main, 2);
     project.build(&epoch);
+    first
+}
+
+/// deploy.mjs with a persistent profile: release 1 loaded, release 2 deployed on the same
+/// address, the open tab's lazy import, a reload. The three phases it printed.
+fn browse_through_the_deploy(project: &Project, first: &Path) -> [serde_json::Value; 3] {
     let address = format!("127.0.0.1:{}", bindery_test_support::free_port());
     let profile = tempfile::tempdir().expect("profile");
     let mut browser = Command::new("node")
@@ -482,58 +534,36 @@ fn a_deploy_keeps_open_tabs_working_and_sends_the_changed_bundle_as_a_delta() {
         .spawn()
         .expect("node runs");
     let mut lines = BufReader::new(browser.stdout.take().expect("stdout")).lines();
-    let old = Server::start_at(&first, &address);
+    let old = Server::start_at(first, &address);
     let loaded = next_phase(&mut lines);
-    assert_eq!(loaded["release"], "release 1: entry 1 of 1500", "{loaded}");
-    let old_bundle = entry_bundle(&loaded);
-    assert!(
-        old_bundle["useAsDictionary"]
-            .as_str()
-            .is_some_and(|value| value.contains("/assets/index-*.js")),
-        "{loaded}"
-    );
     drop(old);
     let new = Server::start_at(&project.binary(), &address);
     std::io::Write::write_all(browser.stdin.as_mut().expect("stdin"), b"deployed\n")
         .expect("go on");
     let open_tab = next_phase(&mut lines);
-    assert_eq!(
-        open_tab["later"], "later, release 1",
-        "the open tab's lazy chunk: {open_tab}"
-    );
-    assert_eq!(
-        response(&open_tab, "/assets/later-")["status"],
-        200,
-        "{open_tab}"
-    );
     let reloaded = next_phase(&mut lines);
     assert!(browser.wait().expect("node ends").success());
-    for phase in [&loaded, &open_tab, &reloaded] {
-        for key in ["consoleErrors", "pageErrors"] {
-            assert_eq!(phase[key], serde_json::json!([]), "{key}: {phase}");
-        }
-    }
-    assert_eq!(
-        reloaded["release"], "release 2: entry 2 of 1500",
-        "{reloaded}"
-    );
-    assert_eq!(reloaded["later"], "later, release 2", "{reloaded}");
-    let bundle = entry_bundle(&reloaded);
+    drop(new);
+    [loaded, open_tab, reloaded]
+}
+
+/// The reload got the changed bundle (over 100 KB) as `dcz`, at most a tenth of its br bytes.
+fn the_changed_bundle_came_as_a_small_delta(project: &Project, bundle: &serde_json::Value) {
     assert_eq!(
         bundle["encoding"], "dcz",
-        "the changed bundle as a delta: {reloaded}"
+        "the changed bundle as a delta: {bundle}"
     );
     assert!(
         bundle["availableDictionary"]
             .as_str()
             .is_some_and(|value| value.starts_with(':')),
-        "{reloaded}"
+        "{bundle}"
     );
-    // Bytes on the wire against br for the same file.
+    let server = Server::start(&project.binary());
     let url = bundle["url"].as_str().expect("url");
-    let br = raw_request(new.address, "GET", url, &[("accept-encoding", "br")]);
+    let br = raw_request(server.address, "GET", url, &[("accept-encoding", "br")]);
     assert_eq!(br.header("content-encoding"), Some("br"));
-    let identity = raw_request(new.address, "GET", url, &[]);
+    let identity = raw_request(server.address, "GET", url, &[]);
     let dcz = bundle["bodyBytes"].as_u64().expect("bytes");
     println!(
         "the changed bundle: {} bytes, br {}, dcz {dcz} ({:.3}x br)",
@@ -551,18 +581,6 @@ fn a_deploy_keeps_open_tabs_working_and_sends_the_changed_bundle_as_a_delta() {
         "dcz {dcz} vs br {}",
         br.body.len()
     );
-    drop(new);
-    let mut urls: Vec<String> = [&loaded, &open_tab, &reloaded]
-        .iter()
-        .flat_map(|phase| phase["responses"].as_array().expect("responses"))
-        .filter_map(|seen| seen["url"].as_str().map(str::to_owned))
-        .collect();
-    urls.sort();
-    urls.dedup();
-    let dictionary = bundle["availableDictionary"]
-        .as_str()
-        .expect("a dictionary");
-    a_rolling_deploy_through_nginx_fails_no_request(&first, &project.binary(), &urls, dictionary);
 }
 
 /// nginx (Debian's) in front of `replicas`, round robin, with `proxy_cache`, retrying a 404 on
@@ -600,6 +618,7 @@ impl Nginx {
             .arg(dir.path().join("nginx.conf"))
             .arg("-p")
             .arg(dir.path())
+            .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("nginx is needed: `apt-get install nginx` (cargo xtask ci does)");
@@ -622,8 +641,12 @@ impl Nginx {
 }
 
 impl Drop for Nginx {
+    /// A fast shutdown (`SIGTERM` to the master), which ends its workers too: a `SIGKILL`
+    /// would leave them running.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let _ = self.child.wait();
     }
 }
