@@ -38,8 +38,7 @@ pub(super) fn sizes(
             sizes.push((PathBuf::from(format!("{prefix}{}", file.relative)), len));
         }
     }
-    // Largest first; equal sizes by path, so the message is the same on every machine.
-    sizes.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
+    largest_first(&mut sizes);
     if let Some(limit) = options.max_file_size {
         let count = sizes.iter().take_while(|(_, len)| *len > limit).count();
         if count > 0 {
@@ -50,20 +49,34 @@ pub(super) fn sizes(
             });
         }
     }
-    if let Some(limit) = options.max_total_size {
-        let total = sizes
-            .iter()
-            .map(|(_, len)| *len)
-            .fold(0u64, u64::saturating_add);
-        if total > limit {
-            return Err(Error::TotalTooLarge {
-                limit,
-                total,
-                largest: sizes.into_iter().take(OFFENDERS).collect(),
-            });
-        }
+    match options.max_total_size {
+        Some(limit) => total(limit, sizes),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Largest first; equal sizes by path, so a message naming them is the same on every machine.
+fn largest_first(sizes: &mut [(PathBuf, u64)]) {
+    sizes.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
+}
+
+/// Refuses files (each named with its length) that together are larger than `limit`
+/// (`max_total_size`), naming the largest.
+pub(super) fn total(limit: u64, mut sizes: Vec<(PathBuf, u64)>) -> Result<(), Error> {
+    let total = sizes
+        .iter()
+        .map(|(_, len)| *len)
+        .fold(0u64, u64::saturating_add);
+    if total <= limit {
+        return Ok(());
+    }
+    largest_first(&mut sizes);
+    sizes.truncate(OFFENDERS);
+    Err(Error::TotalTooLarge {
+        limit,
+        total,
+        largest: sizes,
+    })
 }
 
 /// Gives every file its fingerprinted name, except those the bundler already hashed (`hashed`,

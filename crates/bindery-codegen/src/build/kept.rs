@@ -108,7 +108,7 @@ fn guard_size(options: &Options, files: &[Described], releases: &[Release]) -> R
     let Some(limit) = options.max_total_size else {
         return Ok(());
     };
-    let mut sizes: Vec<(PathBuf, u64)> = files
+    let sizes: Vec<(PathBuf, u64)> = files
         .iter()
         .map(|file| (PathBuf::from(&file.entry.path), file.entry.len))
         .chain(releases.iter().flat_map(|kept| {
@@ -117,20 +117,7 @@ fn guard_size(options: &Options, files: &[Described], releases: &[Release]) -> R
                 .map(|file| (file.source.clone(), file.len))
         }))
         .collect();
-    let total = sizes
-        .iter()
-        .map(|(_, len)| *len)
-        .fold(0u64, u64::saturating_add);
-    if total <= limit {
-        return Ok(());
-    }
-    sizes.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
-    sizes.truncate(5);
-    Err(Error::TotalTooLarge {
-        limit,
-        total,
-        largest: sizes,
-    })
+    super::guard::total(limit, sizes)
 }
 
 /// The URL path of a file whose name carries its hash and whose kind compresses (text, scripts,
