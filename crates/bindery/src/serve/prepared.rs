@@ -59,6 +59,7 @@ impl Prepared {
         cache_control: &dyn Fn(&EmbeddedFile) -> HeaderValue,
         extra: Box<[(HeaderName, HeaderValue)]>,
     ) -> Self {
+        let representations = representations(file);
         let text = |value: &'static str| {
             HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
         };
@@ -72,9 +73,10 @@ impl Prepared {
                 .and_then(|time| HeaderValue::try_from(httpdate::fmt_http_date(time)).ok()),
             cache_control: cache_control(file),
             identity_len: HeaderValue::from(file.len()),
-            vary: (file.encodings().next().is_some())
+            // `with_dictionary` adds `available-dictionary` when the file has deltas.
+            vary: (!representations.is_empty())
                 .then(|| HeaderValue::from_static("accept-encoding")),
-            representations: representations(file),
+            representations,
             extra,
             deltas: Box::default(),
             use_as_dictionary: None,

@@ -10,9 +10,6 @@ use http::{HeaderValue, Response, StatusCode};
 
 use super::body::Body;
 use super::cache_control::IMMUTABLE;
-
-/// `Use-As-Dictionary` (RFC 9842 §2.1).
-const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");
 use super::config::ErrorBody;
 use super::multipart;
 use super::outcome::{Outcome, Refusal, Selection, Served};
@@ -21,6 +18,9 @@ use super::prepared::Prepared;
 use super::range::Part;
 use super::site::Site;
 use crate::EmbeddedFile;
+
+/// `Use-As-Dictionary` (RFC 9842 §2.1).
+const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");
 
 /// What the body of a built response still needs.
 pub(crate) enum Plan {
