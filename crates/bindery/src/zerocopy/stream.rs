@@ -36,6 +36,31 @@ pub struct ZeroCopyStream {
     /// Where the last `sendfile` stopped: the rest of a partly sent body goes the same way,
     /// however short it has become.
     resume_at: Option<u64>,
+    /// Set when the last `sendfile` stopped short; the next waits for room, once.
+    full: bool,
+}
+
+/// After a `sendfile` that stopped short (the socket's buffer filled), whether to wait for the
+/// kernel to report room again instead of sending at once the few kilobytes acknowledged since.
+/// nginx waits; on a 17 MiB body it takes about half as many `sendfile` calls. The kernel is
+/// asked first (`poll`, no wait): "not writable" there also arms its report of room (it comes
+/// once a third of the buffer is free), so the wait always ends; a call cut short by something
+/// else (a signal) finds the socket writable and goes on at once. Only then is the stream's
+/// write readiness cleared, as a `WouldBlock` would clear it.
+#[cfg(target_os = "linux")]
+fn wait_for_room(stream: &TcpStream) {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let mut socket = [PollFd::new(stream, PollFlags::OUT)];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    if poll(&mut socket, Some(&now)) == Ok(0) {
+        // Cleared unless the runtime has seen room reported since; then there is no wait.
+        let _ = stream.try_io(Interest::WRITABLE, || {
+            Err::<(), _>(io::Error::from(io::ErrorKind::WouldBlock))
+        });
+    }
 }
 
 impl ZeroCopyStream {
@@ -51,6 +76,7 @@ impl ZeroCopyStream {
             inner,
             threshold: threshold.max(1),
             resume_at: None,
+            full: false,
         }
     }
 
@@ -76,6 +102,10 @@ impl ZeroCopyStream {
         let Some(image) = super::image() else {
             return Poll::Ready(Err(io::Error::other("no executable image")));
         };
+        // Only once: after it, readiness is the kernel's next report, which must not be lost.
+        if std::mem::take(&mut self.full) {
+            wait_for_room(&self.inner);
+        }
         loop {
             ready!(self.inner.poll_write_ready(context))?;
             let sent = self.inner.try_io(Interest::WRITABLE, || {
@@ -86,6 +116,7 @@ impl ZeroCopyStream {
             match sent {
                 Ok(sent) => {
                     self.resume_at = (sent < len).then_some(offset + sent as u64);
+                    self.full = sent < len;
                     STATS.sendfile_calls.fetch_add(1, Ordering::Relaxed);
                     STATS
                         .sendfile_bytes
@@ -173,6 +204,7 @@ impl AsyncWrite for ZeroCopyStream {
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
                 self.resume_at = None;
+                self.full = false;
                 Pin::new(&mut self.inner).poll_write(context, buf)
             }
         }
@@ -193,6 +225,7 @@ impl AsyncWrite for ZeroCopyStream {
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
                 self.resume_at = None;
+                self.full = false;
                 Pin::new(&mut self.inner).poll_write_vectored(context, bufs)
             }
         }
