@@ -6,6 +6,7 @@ mod bench_cache;
 mod bench_deltas;
 mod bench_http;
 mod bench_memory;
+mod bench_nginx;
 mod bench_stall;
 mod ci;
 mod docs;
@@ -40,6 +41,8 @@ enum Task {
     BenchBuild(bench_build::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
     BenchHttp(bench_http::Args),
+    /// bindery against nginx at its best per file, and /geo against a bare handler: persistent paired runs.
+    BenchNginx(bench_nginx::Args),
     /// A deploy that keeps the previous release: full, gzip, br, zstd and dcz bytes of a changed file, build time and catalog bytes.
     BenchDeltas(bench_deltas::Args),
     /// Does one large decompression stall other requests? p99 of small requests beside it.
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Task::BenchMemory(args) => bench_memory::run(&args),
         Task::BenchBuild(args) => bench_build::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
+        Task::BenchNginx(args) => bench_nginx::run(&args),
         Task::BenchStall(args) => bench_stall::run(&args),
         Task::BenchDeltas(args) => bench_deltas::run(&args),
     };

@@ -55,28 +55,6 @@ const fn geo(config: &'static str, server_args: &'static [&'static str]) -> Case
 
 /// geo-server's app plus the bench catalogs.
 pub const BENCH_SERVER: &str = "bench-server";
-/// Debian's nginx, one worker, `sendfile on`: the reference of the zero-copy rows.
-pub const NGINX: &str = "nginx";
-
-/// A row of the zero-copy groups: 50 connections, served by `server` with `server_args`.
-const fn sendfile(
-    target: &'static str,
-    config: &'static str,
-    path: &'static str,
-    server: &'static str,
-    server_args: &'static [&'static str],
-) -> Case {
-    Case {
-        target,
-        config,
-        path,
-        accept_encoding: None,
-        script: false,
-        connections: 50,
-        server_args,
-        server,
-    }
-}
 /// A bare axum router with one static route: the ceiling every row is compared with.
 pub const BENCH_BARE: &str = "bench-bare";
 
@@ -89,14 +67,8 @@ const VUE: &str = "vue.min.js";
 const LARGE: &str = "17 MiB";
 /// The seed's finding is about concurrency: memory held per request in flight.
 const LARGE_50: &str = "17 MiB, 50 connections";
-/// The zero-copy groups: nginx's sendfile is their reference.
-const VUE_ZERO: &str = "vue.min.js, 50 connections, vs nginx sendfile";
-const LARGE_ZERO: &str = "17 MiB, 50 connections, vs nginx sendfile";
-/// nginx as the reference row of a zero-copy group.
-pub const NGINX_REFERENCE: &str = "nginx 1 worker, `sendfile on` (reference)";
-
 /// Every case, in table order.
-pub const CASES: [Case; 29] = [
+pub const CASES: [Case; 21] = [
     Case {
         target: "1 KiB text",
         config: REFERENCE,
@@ -198,49 +170,5 @@ pub const CASES: [Case; 29] = [
         "/bench/static/web/small.txt",
         None,
         50,
-    ),
-    sendfile(VUE_ZERO, NGINX_REFERENCE, "/vue.min.js", NGINX, &[]),
-    sendfile(
-        VUE_ZERO,
-        "bare axum, `Bytes::from_static`",
-        "/vue.min.js",
-        BENCH_BARE,
-        &[],
-    ),
-    sendfile(
-        VUE_ZERO,
-        "bindery static",
-        "/bench/static/web/vue.min.js",
-        BENCH_SERVER,
-        &[],
-    ),
-    sendfile(
-        VUE_ZERO,
-        "bindery static, zero-copy (`--zero-copy`)",
-        "/bench/static/web/vue.min.js",
-        BENCH_SERVER,
-        &["--zero-copy"],
-    ),
-    sendfile(LARGE_ZERO, NGINX_REFERENCE, "/noise.bin", NGINX, &[]),
-    sendfile(
-        LARGE_ZERO,
-        "bare axum, `Bytes::from_static`",
-        "/noise.bin",
-        BENCH_BARE,
-        &[],
-    ),
-    sendfile(
-        LARGE_ZERO,
-        "bindery static",
-        "/bench/static/large/noise.bin",
-        BENCH_SERVER,
-        &[],
-    ),
-    sendfile(
-        LARGE_ZERO,
-        "bindery static, zero-copy (`--zero-copy`)",
-        "/bench/static/large/noise.bin",
-        BENCH_SERVER,
-        &["--zero-copy"],
     ),
 ];

@@ -8,12 +8,11 @@ use super::measure::Sample;
 /// What a bar's colour says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// A reference row: nginx or a bare axum route.
+    /// A reference row: the bare axum route.
     Reference,
     /// Bytes borrowed from the binary: `static`, the embedded database.
     Borrowed,
-    /// Bytes sent as they are stored or mapped: a precompressed variant, a raw file, mmap,
-    /// zero-copy.
+    /// Bytes sent as they are stored or mapped: a precompressed variant, a raw file, mmap.
     AsStored,
     /// A copy or a decompression per request.
     PerRequest,
@@ -33,7 +32,6 @@ impl Kind {
         } else if config.contains("takes")
             || config.contains("stored raw")
             || config.contains("mmap")
-            || config.contains("zero-copy")
         {
             Kind::AsStored
         } else if config.contains("copy") || config.contains("decompress") {
@@ -54,7 +52,7 @@ impl Kind {
 
     fn legend(self) -> &'static str {
         match self {
-            Kind::Reference => "reference (nginx, bare axum)",
+            Kind::Reference => "reference (bare axum)",
             Kind::Borrowed => "borrowed from the binary",
             Kind::AsStored => "sent as stored or mapped",
             Kind::PerRequest => "a copy or a decompression per request",
@@ -276,7 +274,7 @@ mod tests {
                 case("vue.min.js", "static", 4.0),
                 case("17 MiB", "static", 900.0),
                 case("vue.min.js", "copy", 40.0),
-                case("vue.min.js", "nginx 1 worker (reference)", 3.0),
+                case("vue.min.js", "bare axum (reference)", 3.0),
                 case("/geo/<random ip>", "DB mmap", 5.0),
             ],
         };
@@ -301,11 +299,7 @@ mod tests {
             assert!(svg.contains(kind.legend()), "{svg}");
         }
         assert!(svg.contains("/geo/&lt;random ip&gt;"), "escaped");
-        assert_eq!(Kind::of("nginx 1 worker (reference)"), Kind::Reference);
-        assert_eq!(
-            Kind::of("bindery static, zero-copy (`--zero-copy`)"),
-            Kind::AsStored
-        );
+        assert_eq!(Kind::of("bare axum (reference)"), Kind::Reference);
         assert_eq!(
             Kind::of("go-bindata: gzip decompressed per request"),
             Kind::PerRequest

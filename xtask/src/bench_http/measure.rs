@@ -24,9 +24,6 @@ pub struct Sample {
 
 /// Starts the server pinned to core 0 and returns it with its address.
 fn start(case: &Case, db_file: &Path) -> anyhow::Result<(Child, String)> {
-    if case.server == super::cases::NGINX {
-        return nginx::start();
-    }
     let mut command = Command::new("taskset");
     command
         .args(["-c", "0"])
@@ -42,9 +39,7 @@ fn start(case: &Case, db_file: &Path) -> anyhow::Result<(Child, String)> {
 pub fn measure(case: &Case, seconds: u32, db_file: &Path) -> anyhow::Result<Sample> {
     let (mut server, address) = start(case, db_file)?;
     let pid = server.id();
-    // nginx serves from its worker; its master only waits. Both are counted.
-    let pids = nginx::with_children(pid);
-    let ticks = || -> anyhow::Result<u64> { pids.iter().map(|pid| cpu_ticks(*pid)).sum() };
+    let ticks = || cpu_ticks(pid);
     let result = (|| {
         let before = ticks()?;
         let mut wrk = wrk(Some(1), case.connections, u64::from(seconds));
@@ -70,11 +65,7 @@ pub fn measure(case: &Case, seconds: u32, db_file: &Path) -> anyhow::Result<Samp
         let ticks_per_second = 100.0; // USER_HZ on Linux
         sample.cpu_us_per_request =
             (after - before) as f64 / ticks_per_second * 1e6 / sample.requests.max(1) as f64;
-        let mut peak = 0;
-        for pid in &pids {
-            peak = peak.max(status_kib(*pid, "VmHWM")?);
-        }
-        sample.peak_rss_mib = peak as f64 / 1024.0;
+        sample.peak_rss_mib = status_kib(pid, "VmHWM")? as f64 / 1024.0;
         Ok(sample)
     })();
     let _ = Command::new("kill")
@@ -168,95 +159,5 @@ Transfer/sec:    512.00MB
         assert_eq!(sample.requests, 100_000);
         assert_eq!(sample.errors, 3);
         assert!(parse_wrk("nothing").is_err());
-    }
-}
-
-/// nginx as a row of the table: one worker, `sendfile on`, serving copies of the same files.
-mod nginx {
-    use std::path::{Path, PathBuf};
-    use std::process::{Child, Command, Stdio};
-    use std::time::{Duration, Instant};
-
-    use anyhow::{Context, ensure};
-
-    /// The 17 MiB file as `benches/build.rs` writes it (same length and seed).
-    const LARGE_LEN: usize = 17 * 1024 * 1024;
-    const LARGE_SEED: u64 = 0x2545_F491_4F6C_DD1D;
-
-    /// Where nginx's files and configuration live for the run.
-    fn dir() -> PathBuf {
-        PathBuf::from(super::super::OUTPUT).join("nginx")
-    }
-
-    /// The document root: vue.min.js and the 17 MiB file, written once.
-    fn root() -> anyhow::Result<PathBuf> {
-        let root = dir().join("root");
-        std::fs::create_dir_all(&root)?;
-        let vue = std::fs::read("benches/assets/web/vue.min.js")?;
-        if std::fs::read(root.join("vue.min.js")).ok() != Some(vue.clone()) {
-            std::fs::write(root.join("vue.min.js"), &vue)?;
-        }
-        let large = root.join("noise.bin");
-        if std::fs::metadata(&large).map(|meta| meta.len()).ok() != Some(LARGE_LEN as u64) {
-            std::fs::write(&large, bindery_test_support::noise(LARGE_LEN, LARGE_SEED))?;
-        }
-        Ok(root)
-    }
-
-    fn config(dir: &Path, root: &Path, port: u16) -> String {
-        let (dir, root) = (dir.display(), root.display());
-        format!(
-            "user root;\nworker_processes 1;\ndaemon off;\npid {dir}/nginx.pid;\n\
-             error_log {dir}/error.log warn;\n\
-             events {{ worker_connections 1024; }}\n\
-             http {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  tcp_nodelay on;\n\
-             \x20 keepalive_requests 1000000;\n\
-             \x20 types {{ text/javascript js; application/octet-stream bin; }}\n\
-             \x20 server {{ listen 127.0.0.1:{port}; root {root}; }}\n}}\n"
-        )
-    }
-
-    /// nginx pinned to core 0 (the master and its worker), listening on a free port.
-    pub fn start() -> anyhow::Result<(Child, String)> {
-        crate::process::apt_install(&[("nginx", "/usr/sbin/nginx")])?;
-        let dir = std::fs::canonicalize(std::env::current_dir()?)?.join(dir());
-        let root = root()?;
-        let root = std::fs::canonicalize(root)?;
-        let port = bindery_test_support::free_port();
-        let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, config(&dir, &root, port))?;
-        let child = Command::new("taskset")
-            .args(["-c", "0", "/usr/sbin/nginx", "-c"])
-            .arg(&conf)
-            .arg("-p")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot start nginx")?;
-        let address = format!("127.0.0.1:{port}");
-        let started = Instant::now();
-        while std::net::TcpStream::connect(&address).is_err() {
-            ensure!(
-                started.elapsed() < Duration::from_secs(10),
-                "nginx did not listen: {}",
-                std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok((child, address))
-    }
-
-    /// `pid` and its children (nginx's worker), as `/proc` lists them.
-    pub fn with_children(pid: u32) -> Vec<u32> {
-        let children =
-            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        std::iter::once(pid)
-            .chain(
-                children
-                    .split_whitespace()
-                    .filter_map(|child| child.parse().ok()),
-            )
-            .collect()
     }
 }

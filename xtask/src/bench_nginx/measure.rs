@@ -1,0 +1,71 @@
+//! One run: wrk pinned to core 1 against a persistent server on core 0, the server's CPU time
+//! and context switches read from `/proc` before and after.
+
+use anyhow::{Context, bail};
+
+use super::server::Server;
+use crate::process::wrk;
+
+/// What wrk asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    pub path: &'static str,
+    pub connections: u32,
+    /// A wrk script that makes each request (`/geo/<random ip>`).
+    pub script: Option<&'static str>,
+}
+
+/// What one run gave.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Run {
+    pub requests_per_second: f64,
+    pub cpu_us_per_request: f64,
+    pub switches_per_request: f64,
+    pub p99_ms: f64,
+    pub requests: u64,
+    /// Socket errors and timeouts.
+    pub errors: u64,
+    /// Answers other than 2xx and 3xx (for `/geo`, addresses the database does not hold).
+    pub non_2xx: u64,
+}
+
+/// Runs wrk for `seconds` against `server`.
+pub fn run(server: &Server, load: Load, seconds: u32) -> anyhow::Result<Run> {
+    let ticks_before = server.cpu_ticks()?;
+    let switches_before = server.context_switches();
+    let mut command = wrk(Some(1), load.connections, u64::from(seconds));
+    if let Some(script) = load.script {
+        command.args(["-s", script]);
+    }
+    let output = command
+        .arg(format!("http://{}{}", server.address, load.path))
+        .output()
+        .context("cannot run wrk")?;
+    let ticks = server.cpu_ticks()? - ticks_before;
+    let switches = server.context_switches() - switches_before;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "wrk against {} failed: {text}{}",
+            server.label,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let sample = crate::bench_http::parse_wrk(&text)?;
+    let requests = sample.requests.max(1) as f64;
+    let non_2xx = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Non-2xx or 3xx responses:"))
+        .and_then(|count| count.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    Ok(Run {
+        requests_per_second: sample.requests_per_second,
+        // USER_HZ is 100 on Linux.
+        cpu_us_per_request: ticks as f64 * 10_000.0 / requests,
+        switches_per_request: switches as f64 / requests,
+        p99_ms: sample.p99_ms,
+        requests: sample.requests,
+        errors: sample.errors,
+        non_2xx,
+    })
+}

@@ -1,0 +1,118 @@
+//! The document: per comparison, the nginx tunings tried, the reference's configuration, and
+//! every pair with the medians of their ratios.
+
+use std::fmt::Write;
+
+use super::Comparison;
+use super::measure::Run;
+
+/// The markdown of every comparison.
+pub fn markdown(comparisons: &[Comparison], pairs: u32, seconds: u32) -> String {
+    let mut out = format!(
+        "`cargo xtask bench-nginx`: persistent servers pinned to core 0, warmed; `wrk -t1 -c50 \
+         -d{seconds}s` pinned to core 1; {pairs} pairs per row, each contender's run right after \
+         a run of the reference; CPU per request is the server's user + system time (every \
+         process and thread) over wrk's request count. Ratios are contender / reference, the \
+         median of the per-pair ratios.\n"
+    );
+    for comparison in comparisons {
+        section(&mut out, comparison);
+    }
+    out
+}
+
+fn section(out: &mut String, comparison: &Comparison) {
+    let _ = writeln!(out, "\n### {}\n", comparison.title);
+    if !comparison.tunings.is_empty() {
+        out.push_str(
+            "| nginx tuning | CPU / request (median) | req/s (median) | runs (CPU µs) |\n",
+        );
+        out.push_str("| --- | --- | --- | --- |\n");
+        for (name, runs) in &comparison.tunings {
+            let each: Vec<String> = runs
+                .iter()
+                .map(|run| format!("{:.1}", run.cpu_us_per_request))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {name} | {:.1} µs | {:.0} | {} |",
+                median_of(runs, |run| run.cpu_us_per_request),
+                median_of(runs, |run| run.requests_per_second),
+                each.join(", ")
+            );
+        }
+        if let Some(tuning) = super::nginx::TUNINGS
+            .iter()
+            .find(|tuning| comparison.reference.ends_with(tuning.name))
+        {
+            let _ = writeln!(
+                out,
+                "\nReference: the cheapest, `{}`; its `http {{}}` block:\n\n```nginx\n{}\n```",
+                tuning.name,
+                tuning.http_block()
+            );
+        }
+    } else {
+        let _ = writeln!(out, "Reference: {}.", comparison.reference);
+    }
+    pairs_table(out, comparison);
+}
+
+fn pairs_table(out: &mut String, comparison: &Comparison) {
+    let count = comparison.rows.first().map_or(0, |row| row.pairs.len());
+    out.push_str("\n| configuration |");
+    for pair in 1..=count {
+        let _ = write!(out, " pair {pair}: CPU µs, ref → this |");
+    }
+    out.push_str(
+        " CPU / request vs ref | req/s vs ref | context switches / request | p99 | errors | non-2xx |\n|",
+    );
+    out.push_str(&" --- |".repeat(count + 7));
+    out.push('\n');
+    for row in &comparison.rows {
+        let _ = write!(out, "| {} |", row.name);
+        for (reference, this) in &row.pairs {
+            let _ = write!(
+                out,
+                " {:.1} → {:.1} ({:.2}x) |",
+                reference.cpu_us_per_request,
+                this.cpu_us_per_request,
+                this.cpu_us_per_request / reference.cpu_us_per_request
+            );
+        }
+        let ratio = |key: fn(&Run) -> f64| {
+            median(
+                row.pairs
+                    .iter()
+                    .map(|(reference, this)| key(this) / key(reference))
+                    .collect(),
+            )
+        };
+        let contender: Vec<Run> = row.pairs.iter().map(|(_, this)| *this).collect();
+        let errors: u64 = contender.iter().map(|run| run.errors).sum();
+        let non_2xx: u64 = contender.iter().map(|run| run.non_2xx).sum();
+        let _ = writeln!(
+            out,
+            " **{:.2}x** | {:.2}x | {:.2} | {:.2} ms | {errors} | {non_2xx} |",
+            ratio(|run| run.cpu_us_per_request),
+            ratio(|run| run.requests_per_second),
+            median_of(&contender, |run| run.switches_per_request),
+            median_of(&contender, |run| run.p99_ms),
+        );
+    }
+}
+
+fn median_of(runs: &[Run], key: fn(&Run) -> f64) -> f64 {
+    median(runs.iter().map(key).collect())
+}
+
+/// The median of `values` (the mean of the middle two for an even count); NaN when empty.
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    match values.len() {
+        0 => f64::NAN,
+        len if len % 2 == 1 => values[middle],
+        _ => (values[middle - 1] + values[middle]) / 2.0,
+    }
+}
