@@ -129,3 +129,36 @@ pub fn start(tuning: &'static Tuning) -> anyhow::Result<Server> {
         std::fs::read_to_string(dir.join(format!("error-{port}.log"))).unwrap_or_default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{TUNINGS, config};
+
+    /// nginx refuses a configuration with a directive twice (`open_file_cache` was, once):
+    /// every tuning must start, or the harness stops half way through a long run.
+    #[test]
+    fn nginx_accepts_every_tuning() {
+        if !bindery_test_support::slow_test("xtask", "nginx_accepts_every_tuning", "nginx") {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("temporary folder");
+        for tuning in &TUNINGS {
+            let conf = dir.path().join("nginx.conf");
+            std::fs::write(&conf, config(tuning, dir.path(), dir.path(), 8080)).expect("write");
+            let output = std::process::Command::new("/usr/sbin/nginx")
+                .arg("-t")
+                .arg("-c")
+                .arg(&conf)
+                .arg("-p")
+                .arg(dir.path())
+                .output()
+                .expect("nginx (apt-get install nginx)");
+            assert!(
+                output.status.success(),
+                "{}: {}",
+                tuning.name,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+}

@@ -116,3 +116,63 @@ pub fn median(mut values: Vec<f64>) -> f64 {
         _ => (values[middle - 1] + values[middle]) / 2.0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{markdown, median};
+    use crate::bench_nginx::measure::Run;
+    use crate::bench_nginx::{Comparison, Row};
+
+    fn run(cpu: f64, rps: f64) -> Run {
+        Run {
+            requests_per_second: rps,
+            cpu_us_per_request: cpu,
+            switches_per_request: 1.0,
+            p99_ms: 2.0,
+            requests: 1000,
+            errors: 0,
+            non_2xx: 0,
+        }
+    }
+
+    #[test]
+    fn the_median_is_the_middle_value_or_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
+    }
+
+    #[test]
+    fn every_pair_is_shown_and_the_ratio_is_the_median_of_the_pairs_ratios() {
+        let tuning = &crate::bench_nginx::nginx::TUNINGS[0];
+        let comparison = Comparison {
+            title: "17 MiB".to_owned(),
+            tunings: vec![(format!("nginx, {}", tuning.name), vec![run(10.0, 100.0)])],
+            reference: format!("nginx, {}", tuning.name),
+            rows: vec![Row {
+                name: "contender".to_owned(),
+                // Ratios 0.5, 2.0 and 0.9: their median is 0.9; the ratio of the medians
+                // (18 / 10) would be 1.8.
+                pairs: vec![
+                    (run(10.0, 100.0), run(5.0, 100.0)),
+                    (run(10.0, 100.0), run(20.0, 100.0)),
+                    (run(20.0, 100.0), run(18.0, 100.0)),
+                ],
+            }],
+        };
+        let text = markdown(&[comparison], 3, 5);
+        for pair in [
+            "10.0 → 5.0 (0.50x)",
+            "10.0 → 20.0 (2.00x)",
+            "20.0 → 18.0 (0.90x)",
+        ] {
+            assert!(text.contains(pair), "{pair}: {text}");
+        }
+        assert!(text.contains("**0.90x**"), "{text}");
+        assert!(
+            text.contains(&tuning.http_block()),
+            "the reference's configuration: {text}"
+        );
+        assert!(text.contains("-d5s"), "{text}");
+    }
+}
