@@ -163,7 +163,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if wanted(GEO) {
         comparisons.push(geo_versus_bare(pairs, seconds)?);
     }
-    let text = report::markdown(&comparisons, pairs, seconds);
+    let text = report::markdown(&comparisons, pairs, seconds, &system());
     let out = Path::new("target/bench");
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("nginx.md"), &text)?;
@@ -174,6 +174,28 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     println!("{text}");
     eprintln!("wrote target/bench/nginx.{{md,json}}");
     Ok(())
+}
+
+/// What the figures depend on beyond the code: nginx's version, the kernel and the file system
+/// the executables and nginx's files are on (how the page cache holds them).
+fn system() -> String {
+    let output = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .output()
+            .map(|output| {
+                let text = [output.stdout, output.stderr].concat();
+                String::from_utf8_lossy(&text).trim().to_owned()
+            })
+            .unwrap_or_default()
+    };
+    let nginx = output("/usr/sbin/nginx", &["-v"]);
+    format!(
+        "{}, Linux {}, target/ on {}",
+        nginx.strip_prefix("nginx version: ").unwrap_or(&nginx),
+        output("uname", &["-r"]),
+        output("stat", &["-f", "-c", "%T", "target"]),
+    )
 }
 
 /// Starts a bench binary pinned to core 0: an installed copy of it (as `cargo install`, a

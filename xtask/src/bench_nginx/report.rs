@@ -7,13 +7,13 @@ use super::Comparison;
 use super::measure::Run;
 
 /// The markdown of every comparison.
-pub fn markdown(comparisons: &[Comparison], pairs: u32, seconds: u32) -> String {
+pub fn markdown(comparisons: &[Comparison], pairs: u32, seconds: u32, system: &str) -> String {
     let mut out = format!(
-        "`cargo xtask bench-nginx`: persistent servers pinned to core 0, warmed; `wrk -t1 -c50 \
-         -d{seconds}s` pinned to core 1; {pairs} pairs per row, each contender's run right after \
-         a run of the reference; CPU per request is the server's user + system time (every \
-         process and thread) over wrk's request count. Ratios are contender / reference, the \
-         median of the per-pair ratios.\n"
+        "`cargo xtask bench-nginx` ({system}): persistent servers pinned to core 0, warmed; \
+         `wrk -t1 -c50 -d{seconds}s` pinned to core 1; {pairs} pairs per row, each contender's \
+         run right after a run of the reference; CPU per request is the server's user + system \
+         time (every process and thread) over wrk's request count. Ratios are contender / \
+         reference, the median of the per-pair ratios.\n"
     );
     for comparison in comparisons {
         section(&mut out, comparison);
@@ -160,7 +160,7 @@ mod tests {
                 ],
             }],
         };
-        let text = markdown(&[comparison], 3, 5);
+        let text = markdown(&[comparison], 3, 5, "nginx/1.22.1");
         for pair in [
             "10.0 → 5.0 (0.50x)",
             "10.0 → 20.0 (2.00x)",
@@ -174,5 +174,6 @@ mod tests {
             "the reference's configuration: {text}"
         );
         assert!(text.contains("-d5s"), "{text}");
+        assert!(text.contains("nginx/1.22.1"), "{text}");
     }
 }
