@@ -40,27 +40,28 @@ pub struct ZeroCopyStream {
     full: bool,
 }
 
-/// After a `sendfile` that stopped short (the socket's buffer filled), whether to wait for the
-/// kernel to report room again instead of sending at once the few kilobytes acknowledged since.
-/// nginx waits; on a 17 MiB body it takes about half as many `sendfile` calls. The kernel is
-/// asked first (`poll`, no wait): "not writable" there also arms its report of room (it comes
-/// once a third of the buffer is free), so the wait always ends; a call cut short by something
-/// else (a signal) finds the socket writable and goes on at once. Only then is the stream's
-/// write readiness cleared, as a `WouldBlock` would clear it.
+/// After a `sendfile` that stopped short (the socket's buffer filled), makes the next one wait
+/// for the kernel to report room again instead of sending at once the few kilobytes
+/// acknowledged since, as nginx does: a 17 MiB answer on loopback took 73 `sendfile` calls
+/// that way, 8 with the wait. The kernel is asked (`poll`, no wait) inside `try_io`, exactly
+/// where a `WouldBlock` from a write would come from: "not writable" arms its report of room
+/// (sent once a third of the buffer is free), so the wait always ends, and the readiness the
+/// runtime cleared is the one it saw before asking, never a report that came after. A call cut
+/// short by anything else (a signal) finds the socket writable, and nothing is cleared.
 #[cfg(target_os = "linux")]
 fn wait_for_room(stream: &TcpStream) {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    let mut socket = [PollFd::new(stream, PollFlags::OUT)];
-    let now = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    if poll(&mut socket, Some(&now)) == Ok(0) {
-        // Cleared unless the runtime has seen room reported since; then there is no wait.
-        let _ = stream.try_io(Interest::WRITABLE, || {
-            Err::<(), _>(io::Error::from(io::ErrorKind::WouldBlock))
-        });
-    }
+    let _ = stream.try_io(Interest::WRITABLE, || {
+        let mut socket = [PollFd::new(stream, PollFlags::OUT)];
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        match poll(&mut socket, Some(&now)) {
+            Ok(0) => Err(io::Error::from(io::ErrorKind::WouldBlock)),
+            _ => Ok(()),
+        }
+    });
 }
 
 impl ZeroCopyStream {
