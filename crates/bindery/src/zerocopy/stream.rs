@@ -36,14 +36,12 @@ pub struct ZeroCopyStream {
     /// Where the last `sendfile` stopped: the rest of a partly sent body goes the same way,
     /// however short it has become.
     resume_at: Option<u64>,
-    /// Set when the last `sendfile` stopped short; the next waits for room, once.
-    full: bool,
 }
 
 /// After a `sendfile` that stopped short (the socket's buffer filled), makes the next one wait
 /// for the kernel to report room again instead of sending at once the few kilobytes
-/// acknowledged since, as nginx does: a 17 MiB answer on loopback took 73 `sendfile` calls
-/// that way, 8 with the wait. The kernel is asked (`poll`, no wait) inside `try_io`, exactly
+/// acknowledged since, as nginx does: far fewer calls per large body (BENCHMARKS.md,
+/// "Zero-copy sending against nginx"). The kernel is asked (`poll`, no wait) inside `try_io`, exactly
 /// where a `WouldBlock` from a write would come from: "not writable" arms its report of room
 /// (sent once a third of the buffer is free), so the wait always ends, and the readiness the
 /// runtime cleared is the one it saw before asking, never a report that came after. A call cut
@@ -77,7 +75,6 @@ impl ZeroCopyStream {
             inner,
             threshold: threshold.max(1),
             resume_at: None,
-            full: false,
         }
     }
 
@@ -103,10 +100,6 @@ impl ZeroCopyStream {
         let Some(image) = super::image() else {
             return Poll::Ready(Err(io::Error::other("no executable image")));
         };
-        // Only once: after it, readiness is the kernel's next report, which must not be lost.
-        if std::mem::take(&mut self.full) {
-            wait_for_room(&self.inner);
-        }
         loop {
             ready!(self.inner.poll_write_ready(context))?;
             let sent = self.inner.try_io(Interest::WRITABLE, || {
@@ -117,7 +110,9 @@ impl ZeroCopyStream {
             match sent {
                 Ok(sent) => {
                     self.resume_at = (sent < len).then_some(offset + sent as u64);
-                    self.full = sent < len;
+                    if sent < len {
+                        wait_for_room(&self.inner);
+                    }
                     STATS.sendfile_calls.fetch_add(1, Ordering::Relaxed);
                     STATS
                         .sendfile_bytes
@@ -205,7 +200,6 @@ impl AsyncWrite for ZeroCopyStream {
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
                 self.resume_at = None;
-                self.full = false;
                 Pin::new(&mut self.inner).poll_write(context, buf)
             }
         }
@@ -226,7 +220,6 @@ impl AsyncWrite for ZeroCopyStream {
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
                 self.resume_at = None;
-                self.full = false;
                 Pin::new(&mut self.inner).poll_write_vectored(context, bufs)
             }
         }
