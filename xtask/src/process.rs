@@ -136,6 +136,20 @@ pub fn ensure_wrk() -> anyhow::Result<()> {
     apt_install(&[("wrk", "/usr/bin/wrk")])
 }
 
+/// Waits up to ten seconds for a server just started (nginx, which says nothing when it is up)
+/// to accept connections at `address`.
+pub fn wait_until_listening(address: std::net::SocketAddr) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(address).is_err() {
+        anyhow::ensure!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "nothing listens on {address} after 10 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Ok(())
+}
+
 /// Starts a server that logs `addr=<address>` on stdout when it listens (geo-server,
 /// bench-server), and returns it with that address. Its stdout is read up to that line; the
 /// rest is left unread.

@@ -9,14 +9,16 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail, ensure};
 
-use crate::process::{apt_install, build_release_binary, cargo, ensure_wrk, spawn_server, wrk};
+use crate::process::{
+    apt_install, build_release_binary, cargo, ensure_wrk, spawn_server, wait_until_listening, wrk,
+};
 use bindery_test_support::{RawResponse, free_port, samples, try_raw_request};
 
 /// Flags of `cargo xtask scale`.
@@ -175,15 +177,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .context("cannot start nginx")?;
         children.push(nginx);
         let proxy: SocketAddr = SocketAddr::from(([127, 0, 0, 1], port));
-        let started = Instant::now();
-        while TcpStream::connect(proxy).is_err() {
-            ensure!(
-                started.elapsed() < Duration::from_secs(10),
-                "nginx did not listen: {}",
-                std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_until_listening(proxy).with_context(|| {
+            std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default()
+        })?;
         scenario(proxy, &replicas, args.quick)
     })();
     for mut child in children {

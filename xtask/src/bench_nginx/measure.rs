@@ -15,6 +15,17 @@ pub struct Load {
     pub script: Option<&'static str>,
 }
 
+impl Load {
+    /// `path` over [`CONNECTIONS`](super::CONNECTIONS) connections, no script.
+    pub const fn path(path: &'static str) -> Load {
+        Load {
+            path,
+            connections: super::CONNECTIONS,
+            script: None,
+        }
+    }
+}
+
 /// What one run gave.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Run {

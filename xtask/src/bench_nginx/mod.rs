@@ -140,6 +140,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     ensure_wrk()?;
     for binary in [PLAIN, SERVER, BARE] {
         build_release_binary("bindery-benches", binary)?;
+        install(binary)?;
     }
     if geolite2().is_none() {
         eprintln!(
@@ -198,30 +199,42 @@ fn system() -> String {
     )
 }
 
-/// Starts a bench binary pinned to core 0: an installed copy of it (as `cargo install`, a
-/// package or a container image puts it in place), or, `from_linker`, the file the linker
-/// wrote. The two differ in how the kernel caches the file's pages, which `sendfile` of
-/// embedded bytes reads (BENCHMARKS.md, "Zero-copy sending").
+/// Copies a built bench binary to `target/bench/bin/`, as `cargo install`, a package or a
+/// container image puts a binary in place: a new file, whose pages the kernel caches as it
+/// caches any file written whole, where the linker's output is cached as the linker wrote it.
+/// `sendfile` of embedded bytes reads those pages (BENCHMARKS.md, "Zero-copy sending").
+fn install(binary: &str) -> anyhow::Result<()> {
+    let built = Path::new("target/release").join(binary);
+    let installed = Path::new(INSTALLED).join(binary);
+    std::fs::create_dir_all(INSTALLED)?;
+    // Removed first: a new file leaves no page of an older copy in the cache.
+    let _ = std::fs::remove_file(&installed);
+    std::fs::copy(&built, &installed)
+        .with_context(|| format!("cannot install {}", built.display()))?;
+    Ok(())
+}
+
+/// Where [`install`] puts the bench binaries.
+const INSTALLED: &str = "target/bench/bin";
+
+/// Starts a bench binary pinned to core 0: its installed copy, or, `from_linker`, the file the
+/// linker wrote.
 fn start_binary(
     label: &str,
     binary: &str,
     args: &[&str],
     from_linker: bool,
 ) -> anyhow::Result<Server> {
-    let built = Path::new("target/release").join(binary);
-    let path = if from_linker {
-        built
+    let folder = if from_linker {
+        "target/release"
     } else {
-        let installed = Path::new("target/bench/bin").join(binary);
-        std::fs::create_dir_all("target/bench/bin")?;
-        // A new file each time: replacing it leaves no page of an older copy in the cache.
-        let _ = std::fs::remove_file(&installed);
-        std::fs::copy(&built, &installed)
-            .with_context(|| format!("cannot install {}", built.display()))?;
-        installed
+        INSTALLED
     };
     let mut command = Command::new("taskset");
-    command.args(["-c", "0"]).arg(path).args(args);
+    command
+        .args(["-c", "0"])
+        .arg(Path::new(folder).join(binary))
+        .args(args);
     Server::start(label.to_owned(), &mut command)
 }
 
@@ -233,11 +246,7 @@ fn warm(server: &Server, load: Load) -> anyhow::Result<()> {
 /// The runs of every nginx tuning on `file`, interleaved, cheapest (median CPU) first; the
 /// servers stay up, in the same order.
 fn rank_tunings(file: &File, runs: u32, seconds: u32) -> anyhow::Result<Vec<(Server, Vec<Run>)>> {
-    let load = Load {
-        path: file.nginx_path,
-        connections: CONNECTIONS,
-        script: None,
-    };
+    let load = Load::path(file.nginx_path);
     let mut tried = Vec::new();
     for tuning in &nginx::TUNINGS {
         let server = nginx::start(tuning)?;
@@ -268,11 +277,7 @@ fn versus_nginx(file: &File, pairs: u32, seconds: u32, runs: u32) -> anyhow::Res
     // Only the cheapest stays up.
     ranked.truncate(1);
     let (reference, _) = ranked.pop().context("no nginx tuning")?;
-    let reference_load = Load {
-        path: file.nginx_path,
-        connections: CONNECTIONS,
-        script: None,
-    };
+    let reference_load = Load::path(file.nginx_path);
     let mut contenders = Vec::new();
     for contender in &CONTENDERS {
         let server = start_binary(
@@ -281,12 +286,7 @@ fn versus_nginx(file: &File, pairs: u32, seconds: u32, runs: u32) -> anyhow::Res
             contender.args,
             contender.from_linker,
         )?;
-        let path = file.paths[usize::from(contender.binary == SERVER)];
-        let load = Load {
-            path,
-            connections: CONNECTIONS,
-            script: None,
-        };
+        let load = Load::path(file.paths[usize::from(contender.binary == SERVER)]);
         warm(&server, load)?;
         contenders.push((server, load));
     }
@@ -333,11 +333,7 @@ fn paired(
 fn geo_versus_bare(pairs: u32, seconds: u32) -> anyhow::Result<Comparison> {
     let reference_name = "bare axum route, `Bytes::from_static` 1 KiB (`bench-bare`)";
     let reference = start_binary(reference_name, BARE, &[], false)?;
-    let reference_load = Load {
-        path: "/small.txt",
-        connections: CONNECTIONS,
-        script: None,
-    };
+    let reference_load = Load::path("/small.txt");
     warm(&reference, reference_load)?;
     let load = Load {
         path: "/",

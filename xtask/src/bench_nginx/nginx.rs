@@ -123,7 +123,7 @@ pub fn start(tuning: &'static Tuning) -> anyhow::Result<Server> {
     Server::start_listening(
         format!("nginx, {}", tuning.name),
         &mut command,
-        format!("127.0.0.1:{port}"),
+        std::net::SocketAddr::from(([127, 0, 0, 1], port)),
     )
     .with_context(|| {
         std::fs::read_to_string(dir.join(format!("error-{port}.log"))).unwrap_or_default()

@@ -2,12 +2,12 @@
 //! when dropped. CPU time and context switches are read for the whole process tree (nginx's
 //! master and worker; every thread of a bindery server).
 
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use anyhow::{Context, ensure};
+use anyhow::Context;
 
-use crate::process::{cpu_ticks, spawn_server};
+use crate::process::{cpu_ticks, spawn_server, wait_until_listening};
 
 /// A running server and where it listens.
 pub struct Server {
@@ -31,7 +31,7 @@ impl Server {
     pub fn start_listening(
         label: String,
         command: &mut Command,
-        address: String,
+        address: SocketAddr,
     ) -> anyhow::Result<Server> {
         let child = command
             .stdout(Stdio::null())
@@ -40,19 +40,10 @@ impl Server {
             .with_context(|| format!("cannot start {label}"))?;
         let server = Server {
             label,
-            address,
+            address: address.to_string(),
             child,
         };
-        let started = Instant::now();
-        while std::net::TcpStream::connect(&server.address).is_err() {
-            ensure!(
-                started.elapsed() < Duration::from_secs(10),
-                "{} did not listen on {}",
-                server.label,
-                server.address
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_listening(address).with_context(|| server.label.clone())?;
         Ok(server)
     }
 
