@@ -255,6 +255,14 @@ fn render_answer_cache(out: &mut String, answers: &AnswerCacheStats) {
     let _ = writeln!(out, "geo_answer_cache_bytes {}", answers.bytes);
     describe(
         out,
+        "geo_answer_cache_slot_bytes",
+        "gauge",
+        "The answer cache's own slots and hash table, sized by the most answers held since the \
+         last reload (beside geo_answer_cache_bytes).",
+    );
+    let _ = writeln!(out, "geo_answer_cache_slot_bytes {}", answers.slot_bytes);
+    describe(
+        out,
         "geo_answer_cache_budget_bytes",
         "gauge",
         "The answer cache's budget (0: off).",

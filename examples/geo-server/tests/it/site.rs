@@ -126,6 +126,7 @@ async fn metrics_parse_and_count_requests() {
     for gauge in [
         "geo_answer_cache_bytes",
         "geo_answer_cache_budget_bytes",
+        "geo_answer_cache_slot_bytes",
         "geo_heap_in_use_bytes",
         "geodb_size_bytes",
         "geodb_reader_heap_bytes",
