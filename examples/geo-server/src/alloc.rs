@@ -66,6 +66,73 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
+/// Sets glibc's allocator up for a long-running server whose private memory should stay flat;
+/// call it first thing in `main`, before any thread starts. Elsewhere nothing.
+///
+/// - **Thresholds held at their start (128 KiB):** larger blocks are mapped on their own, and
+///   more than that free at the top of a heap goes back to the system. By default each freed
+///   mapped block raises both, up to 32 and 64 MiB, so a server that once freed a
+///   megabyte-sized block (a buffer, a cache's table) keeps up to that much resident at the top
+///   of each thread's heap, where `malloc_trim` does not reach (it trims only the main heap's
+///   top): memory not in use that grows with the largest block ever freed.
+/// - **One heap per worker thread, plus the main one:** glibc gives a thread that finds every
+///   heap busy a new one, up to eight per core, and keeps each for good; a burst of blocking
+///   threads (reloads, decompression) adds a heap of its own that never goes away. With the
+///   heaps capped at what the runtime's workers need, later threads share them.
+///
+/// Whatever the environment sets (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`,
+/// `MALLOC_ARENA_MAX`, or the same in `GLIBC_TUNABLES`) is left alone: an operator keeps the last
+/// word.
+///
+/// ```
+/// geo_server::alloc::configure_allocator(2);
+/// let block = vec![0u8; 4 << 20];
+/// drop(block);
+/// ```
+pub fn configure_allocator(workers: usize) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // glibc's <malloc.h>.
+        const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
+        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+        const M_ARENA_MAX: std::ffi::c_int = -8;
+        const START: std::ffi::c_int = 128 * 1024;
+        let heaps =
+            std::ffi::c_int::try_from(workers.saturating_add(1)).unwrap_or(std::ffi::c_int::MAX);
+        let settings = [
+            (
+                M_MMAP_THRESHOLD,
+                START,
+                "MALLOC_MMAP_THRESHOLD_",
+                "mmap_threshold",
+            ),
+            (
+                M_TRIM_THRESHOLD,
+                START,
+                "MALLOC_TRIM_THRESHOLD_",
+                "trim_threshold",
+            ),
+            (M_ARENA_MAX, heaps, "MALLOC_ARENA_MAX", "arena_max"),
+        ];
+        let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+        for (parameter, value, variable, tunable) in settings {
+            if std::env::var_os(variable).is_some() || tunables.contains(tunable) {
+                continue;
+            }
+            unsafe extern "C" {
+                fn mallopt(parameter: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+            }
+            // SAFETY: `mallopt` only sets one of the allocator's parameters, and these values
+            // are valid for them (setting either threshold turns their adjustment off).
+            unsafe {
+                mallopt(parameter, value);
+            }
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = workers;
+}
+
 /// Returns freed heap pages to the system (glibc's `malloc_trim`): after a reload empties the
 /// answer cache, its megabytes would otherwise stay in the process as free slack of the
 /// allocator, counted in its private RSS and in a container's memory limit. Elsewhere nothing.

@@ -19,6 +19,7 @@ use geo_server::{AppState, admin_router, app, reload};
 static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
 
 fn main() -> ExitCode {
+    geo_server::alloc::configure_allocator(worker_threads());
     let args = match Args::try_parse().and_then(check_usage) {
         Ok(args) => args,
         Err(error) => {
@@ -36,6 +37,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The runtime's worker threads, as tokio counts them by default: `TOKIO_WORKER_THREADS`, else
+/// one per available core. Counted once, so that the allocator is set up for the same number.
+fn worker_threads() -> usize {
+    std::env::var("TOKIO_WORKER_THREADS")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .filter(|&count| count > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
 }
 
 /// Flag combinations clap cannot express: a usage error (exit status 2) like any other.
@@ -126,7 +138,10 @@ fn run(args: Args) -> anyhow::Result<()> {
         trusted_proxies = ?state.trusted_proxies.ranges(),
         "limits"
     );
-    let runtime = tokio::runtime::Runtime::new()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(worker_threads())
+        .enable_all()
+        .build()?;
     runtime.block_on(async move {
         let listener = server::bind(args.addr)
             .await
