@@ -112,7 +112,7 @@ fn soak(
         samples.push(one_stretch(server, swapper, &tallies, stretch)?);
         elapsed += stretch;
         let measured = server.settled_kib(&elapsed.to_string())?;
-        course.push((elapsed, measured.0));
+        course.push((elapsed, measured.0, measured.1));
         settled.push(measured);
     }
     let (Some(&start), Some(&end)) = (settled.first(), settled.last()) else {

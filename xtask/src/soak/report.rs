@@ -35,8 +35,9 @@ pub struct Report {
     pub end_kib: f64,
     /// The heap in use (less the answer cache) at the same two moments.
     pub heap_kib: [f64; 2],
-    /// Private RSS less the answer cache after each stretch: seconds of load so far, KiB.
-    pub course: Vec<(u64, f64)>,
+    /// After each stretch: seconds of load so far, private RSS less the answer cache and the
+    /// heap in use less the cache, KiB.
+    pub course: Vec<(u64, f64, f64)>,
 }
 
 fn load(tally: &Tally) -> (u64, u64, u64, f64) {
@@ -178,11 +179,13 @@ impl fmt::Display for Report {
         let course: Vec<String> = self
             .course
             .iter()
-            .map(|(seconds, kib)| format!("{seconds} s {:.2}", kib / 1024.0))
+            .map(|(seconds, rss, heap)| {
+                format!("{seconds} s {:.2} ({:.2})", rss / 1024.0, heap / 1024.0)
+            })
             .collect();
         writeln!(
             out,
-            "private RSS less the answer cache after each stretch (MiB): {}",
+            "private RSS (heap in use) less the answer cache after each stretch (MiB): {}",
             course.join(", ")
         )?;
         write!(
