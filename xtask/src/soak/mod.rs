@@ -31,7 +31,7 @@ use std::time::Duration;
 use anyhow::{Context, bail, ensure};
 
 use crate::process::{build_release_binary, ensure_wrk, geolite2, wrk};
-use report::Report;
+use report::{Measure, Report};
 use server::Server;
 use swaps::Swapper;
 
@@ -105,19 +105,18 @@ fn soak(
     let tallies = std::sync::Arc::new(clients::Tallies::default());
     let first = if seconds >= 120 { 60 } else { 3 };
     let mut samples = Vec::new();
-    let mut settled = Vec::new();
     let mut course = Vec::new();
     let mut elapsed = 0;
     for stretch in stretches(seconds, first) {
         samples.push(one_stretch(server, swapper, &tallies, stretch)?);
         elapsed += stretch;
-        let measured = server.settled_kib(&elapsed.to_string())?;
-        course.push((elapsed, measured.0, measured.1));
-        settled.push(measured);
+        let (rss_kib, heap_kib) = server.settled_kib(&elapsed.to_string())?;
+        course.push(Measure {
+            after_s: elapsed,
+            rss_kib,
+            heap_kib,
+        });
     }
-    let (Some(&start), Some(&end)) = (settled.first(), settled.last()) else {
-        bail!("the soak measured nothing");
-    };
     let mut report = Report {
         which,
         seconds,
@@ -138,10 +137,6 @@ fn soak(
         reloads: server.reloads.load(std::sync::atomic::Ordering::Relaxed),
         refusals: server.refusals.load(std::sync::atomic::Ordering::Relaxed),
         mapped_copies: server.mapped_databases(swapper.dir)?,
-        baseline_after_s: first,
-        baseline_kib: start.0,
-        end_kib: end.0,
-        heap_kib: [start.1, end.1],
         course,
     };
     for text in &samples {

@@ -29,15 +29,19 @@ pub struct Report {
     pub reloads: u32,
     pub refusals: u32,
     pub mapped_copies: usize,
-    /// Private RSS less the answer cache, settled, after the first stretch and at the end.
-    pub baseline_after_s: u64,
-    pub baseline_kib: f64,
-    pub end_kib: f64,
-    /// The heap in use (less the answer cache) at the same two moments.
-    pub heap_kib: [f64; 2],
-    /// After each stretch: seconds of load so far, private RSS less the answer cache and the
-    /// heap in use less the cache, KiB.
-    pub course: Vec<(u64, f64, f64)>,
+    /// The memory, settled, after each stretch; the first is the baseline.
+    pub course: Vec<Measure>,
+}
+
+/// The memory in one settled state.
+#[derive(Debug, Clone, Copy)]
+pub struct Measure {
+    /// Seconds of load so far.
+    pub after_s: u64,
+    /// Private RSS less the answer cache, KiB.
+    pub rss_kib: f64,
+    /// The heap in use less the answer cache, KiB.
+    pub heap_kib: f64,
 }
 
 fn load(tally: &Tally) -> (u64, u64, u64, f64) {
@@ -64,8 +68,12 @@ impl Report {
         Ok(())
     }
 
-    fn growth(&self) -> f64 {
-        (self.end_kib - self.baseline_kib) / self.baseline_kib * 100.0
+    /// The first measure (the baseline) and the last.
+    fn ends(&self) -> anyhow::Result<(Measure, Measure)> {
+        match (self.course.first(), self.course.last()) {
+            (Some(&first), Some(&last)) => Ok((first, last)),
+            _ => anyhow::bail!("the soak measured nothing"),
+        }
     }
 
     /// Fails on any 5xx or socket error of the well-behaved load, a hostile connection that
@@ -109,11 +117,12 @@ impl Report {
         // After a minute the server has met every kind of request and swap: 2%. A short run's
         // baseline after 3 s is not warm yet (buffers, the blocking pool's threads): a leak
         // shows there as megabytes, not percents.
-        let grown_kib = self.end_kib - self.baseline_kib;
+        let (baseline, end) = self.ends()?;
+        let grown_kib = end.rss_kib - baseline.rss_kib;
+        let growth = growth(baseline, end);
         ensure!(
-            self.growth().abs() <= 2.0 || (self.seconds < 120 && grown_kib.abs() < 4096.0),
-            "private RSS moved {:+.2}% ({grown_kib:.0} KiB) from its baseline",
-            self.growth()
+            growth.abs() <= 2.0 || (self.seconds < 120 && grown_kib.abs() < 4096.0),
+            "private RSS moved {growth:+.2}% ({grown_kib:.0} KiB) from its baseline"
         );
         ensure!(
             self.mapped_copies == 1,
@@ -176,11 +185,23 @@ impl fmt::Display for Report {
              {races} SIGHUP races ({} reloads, {} refused loads logged), {} private copy mapped at the end",
             self.reloads, self.refusals, self.mapped_copies
         )?;
+        self.write_memory(out)
+    }
+}
+
+impl Report {
+    /// The memory's course and its two ends, the last lines of the report.
+    fn write_memory(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let course: Vec<String> = self
             .course
             .iter()
-            .map(|(seconds, rss, heap)| {
-                format!("{seconds} s {:.2} ({:.2})", rss / 1024.0, heap / 1024.0)
+            .map(|measure| {
+                format!(
+                    "{} s {:.2} ({:.2})",
+                    measure.after_s,
+                    measure.rss_kib / 1024.0,
+                    measure.heap_kib / 1024.0
+                )
             })
             .collect();
         writeln!(
@@ -188,16 +209,24 @@ impl fmt::Display for Report {
             "private RSS (heap in use) less the answer cache after each stretch (MiB): {}",
             course.join(", ")
         )?;
+        let Ok((baseline, end)) = self.ends() else {
+            return write!(out, "no memory was measured");
+        };
         write!(
             out,
             "private RSS less the answer cache after {} s {:.1} MiB, at the end {:.1} MiB ({:+.2}%); \
              heap in use less the cache {:.1} MiB, then {:.1} MiB",
-            self.baseline_after_s,
-            self.baseline_kib / 1024.0,
-            self.end_kib / 1024.0,
-            self.growth(),
-            self.heap_kib[0] / 1024.0,
-            self.heap_kib[1] / 1024.0
+            baseline.after_s,
+            baseline.rss_kib / 1024.0,
+            end.rss_kib / 1024.0,
+            growth(baseline, end),
+            baseline.heap_kib / 1024.0,
+            end.heap_kib / 1024.0
         )
     }
+}
+
+/// How far private RSS moved from `baseline` to `end`, in percent.
+fn growth(baseline: Measure, end: Measure) -> f64 {
+    (end.rss_kib - baseline.rss_kib) / baseline.rss_kib * 100.0
 }
