@@ -197,9 +197,14 @@ pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
 /// A `kB` field of `/proc/<pid>/status` (`VmHWM`, `RssAnon`, ...), in KiB.
 pub fn status_kib(pid: u32, field: &str) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status_field_kib(&status, field).with_context(|| format!("in /proc/{pid}/status"))
+}
+
+/// One `kB` field (`VmRSS`, `RssAnon`, …) of a `/proc/PID/status` text already read.
+pub fn status_field_kib(status: &str, field: &str) -> anyhow::Result<u64> {
     status
         .lines()
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .with_context(|| format!("no {field} in /proc/{pid}/status"))
+        .with_context(|| format!("no {field} field"))
 }

@@ -1,4 +1,4 @@
-//! The release geo-server the soak runs against: started on loopback with short deadlines, a
+//! The geo-server the soak runs against: started on loopback with short deadlines, a
 //! mapped database, an admin listener; its reloads counted from its log; its memory read in one
 //! settled state; stopped with SIGTERM.
 
@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 
+use super::report::Measure;
 use super::{CAP, HEADER_TIMEOUT, IDLE_TIMEOUT, PER_CLIENT};
-use crate::process::status_kib;
+use crate::process::status_field_kib;
 
 /// The running server.
 pub struct Server {
@@ -27,18 +28,12 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts `target/release/geo-server` on core 0, mapping `live`.
-    pub fn start(live: &Path) -> anyhow::Result<Server> {
+    /// Starts the geo-server `binary` on core 0, mapping `live`.
+    pub fn start(binary: &str, live: &Path) -> anyhow::Result<Server> {
         let admin: SocketAddr =
             format!("127.0.0.1:{}", bindery_test_support::free_port()).parse()?;
         let mut child = Command::new("taskset")
-            .args([
-                "-c",
-                "0",
-                "target/release/geo-server",
-                "--addr",
-                "127.0.0.1:0",
-            ])
+            .args(["-c", "0", binary, "--addr", "127.0.0.1:0"])
             .args([
                 "--admin-addr",
                 &admin.to_string(),
@@ -112,16 +107,18 @@ impl Server {
         Ok(())
     }
 
-    /// The memory in one settled state, measured the same way after each stretch of load: the
-    /// load and the clients stopped, the last swap's reload landed,
+    /// The memory in one settled state after `after_s` seconds of load, measured the same way
+    /// after each stretch: the load and the clients stopped, the last swap's reload landed,
     /// then a SIGHUP reload of the same file, which empties the answer cache (and gives its
-    /// memory back), so what remains is what the server holds besides the cache. Private RSS
-    /// (`RssAnon`: heap, stacks; the mapped database's pages come and go) less the cache's
-    /// bytes, in KiB, and the heap the server's allocator counts as in use, in KiB.
+    /// memory back), so what remains is what the server holds besides the cache.
+    /// RSS less the cache's bytes and less the resident pages of the mapped database (`dir`'s
+    /// unnamed files, memfds: the swaps every few seconds make them come and go, and they are
+    /// the database, not what a client holds); private RSS (`RssAnon`: heap, stacks) less the
+    /// cache; the heap the server's allocator counts as in use less the cache.
     /// The process's `/proc/PID/smaps` at that moment and `status` are kept as
-    /// `target/bench/soak-smaps-{label}.txt` and `soak-status-{label}.txt`,
+    /// `target/bench/soak-smaps-{after_s}.txt` and `soak-status-{after_s}.txt`,
     /// so that a change can be read by mapping.
-    pub fn settled_kib(&self, label: &str) -> anyhow::Result<(f64, f64)> {
+    pub fn settled(&self, after_s: u64, dir: &Path) -> anyhow::Result<Measure> {
         std::thread::sleep(Duration::from_secs(3));
         let landed =
             || self.reloads.load(Ordering::Relaxed) + self.refusals.load(Ordering::Relaxed);
@@ -140,35 +137,29 @@ impl Server {
         let read = |name| {
             bindery_test_support::metric(&metrics, name, &[]).with_context(|| format!("no {name}"))
         };
-        let cache = read("geo_answer_cache_bytes")?;
-        let heap = read("geo_heap_in_use_bytes")? - cache;
-        let rss = status_kib(self.pid, "RssAnon")? as f64 - cache / 1024.0;
+        let cache_kib = read("geo_answer_cache_bytes")? / 1024.0;
+        let heap_kib = read("geo_heap_in_use_bytes")? / 1024.0 - cache_kib;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid))?;
+        let smaps = std::fs::read_to_string(format!("/proc/{}/smaps", self.pid))?;
+        let database_kib = database_rss_kib(&smaps, dir);
         std::fs::create_dir_all("target/bench")?;
-        std::fs::copy(
-            format!("/proc/{}/smaps", self.pid),
-            format!("target/bench/soak-smaps-{label}.txt"),
-        )?;
-        std::fs::copy(
-            format!("/proc/{}/status", self.pid),
-            format!("target/bench/soak-status-{label}.txt"),
-        )?;
-        Ok((rss, heap / 1024.0))
+        std::fs::write(format!("target/bench/soak-smaps-{after_s}.txt"), &smaps)?;
+        std::fs::write(format!("target/bench/soak-status-{after_s}.txt"), &status)?;
+        Ok(Measure {
+            after_s,
+            rss_kib: status_field_kib(&status, "VmRSS")? as f64 - database_kib - cache_kib,
+            private_kib: status_field_kib(&status, "RssAnon")? as f64 - cache_kib,
+            heap_kib,
+        })
     }
 
     /// How many distinct private copies of the database are mapped (unnamed files in `dir`, or
     /// memfds): 1 when every replaced one was released after its reload.
     pub fn mapped_databases(&self, dir: &Path) -> anyhow::Result<usize> {
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.pid))?;
-        let dir = dir.to_string_lossy();
         let mut inodes: Vec<&str> = maps
             .lines()
-            .filter(|line| {
-                line.contains("memfd:geo-server-database")
-                    || line
-                        .split_whitespace()
-                        .nth(5)
-                        .is_some_and(|path| path.starts_with(&*dir))
-            })
+            .filter(|line| is_database(line, dir))
             .filter_map(|line| line.split_whitespace().nth(4))
             .collect();
         inodes.sort_unstable();
@@ -188,4 +179,40 @@ impl Server {
         );
         Ok(())
     }
+}
+
+/// Whether a line of `/proc/PID/maps` (or a mapping's first line in `smaps`) maps a copy of the
+/// database: a file in the soak's folder `dir` (an unnamed file shows as `dir/#inode`), or the
+/// server's memfd.
+fn is_database(line: &str, dir: &Path) -> bool {
+    line.contains("memfd:geo-server-database")
+        || line
+            .split_whitespace()
+            .nth(5)
+            .is_some_and(|path| Path::new(path).starts_with(dir))
+}
+
+/// The resident KiB of every mapping of the database in a `/proc/PID/smaps` text.
+fn database_rss_kib(smaps: &str, dir: &Path) -> f64 {
+    let mut database = false;
+    let mut kib = 0;
+    for line in smaps.lines() {
+        if let Some(rss) = line.strip_prefix("Rss:") {
+            if database {
+                kib += rss
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap_or(0);
+            }
+        } else if line
+            .split_whitespace()
+            .next()
+            .is_some_and(|range| range.contains('-'))
+        {
+            database = is_database(line, dir);
+        }
+    }
+    kib as f64
 }
