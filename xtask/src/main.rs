@@ -51,7 +51,8 @@ enum Task {
     BenchMemory(bench_memory::Args),
     /// Run every fuzz target for a bounded time (cargo-fuzz; installed if missing).
     Fuzz(fuzz::Args),
-    /// Mixed load on the release geo-server, DB replaced during it: no 5xx, no leak (--quick: 20 s).
+    /// Mixed load on the release geo-server, DB replaced during it: no 5xx, no leak (--quick: 20 s,
+    /// debug build).
     Soak(soak::Args),
     /// Code shape: no function over 80 lines, no type defined by two crates.
     LintCode,
