@@ -58,6 +58,21 @@ pub fn build_release_binary(package: &str, binary: &str) -> anyhow::Result<()> {
     ])
 }
 
+/// Builds geo-server, the debug build for a quick run (what CI's other steps already built) or
+/// the release one, and returns its path under `target/`.
+pub fn build_geo_server(quick: bool) -> anyhow::Result<std::path::PathBuf> {
+    let profile = if quick {
+        cargo(&["build", "--quiet", "--package", "geo-server"])?;
+        "debug"
+    } else {
+        build_release_binary("geo-server", "geo-server")?;
+        "release"
+    };
+    Ok(std::path::Path::new("target")
+        .join(profile)
+        .join("geo-server"))
+}
+
 /// Runs a command in the foreground, failing with its command line when it fails.
 pub fn run_command(command: &mut Command) -> anyhow::Result<()> {
     let line = format!(

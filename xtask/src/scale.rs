@@ -10,14 +10,14 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, bail, ensure};
 
 use crate::process::{
-    apt_install, build_release_binary, cargo, ensure_wrk, spawn_server, wait_until_listening, wrk,
+    apt_install, build_geo_server, ensure_wrk, spawn_server, wait_until_listening, wrk,
 };
 use bindery_test_support::{RawResponse, free_port, samples, try_raw_request};
 
@@ -148,13 +148,7 @@ fn gunzip(bytes: &[u8]) -> anyhow::Result<Vec<u8>> {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     apt_install(&[("nginx", "/usr/sbin/nginx")])?;
     ensure_wrk()?;
-    let binary: PathBuf = if args.quick {
-        cargo(&["build", "--quiet", "--package", "geo-server"])?;
-        "target/debug/geo-server".into()
-    } else {
-        build_release_binary("geo-server", "geo-server")?;
-        "target/release/geo-server".into()
-    };
+    let binary = build_geo_server(args.quick)?;
     let dir = tempfile::tempdir()?;
     let mut children = Vec::new();
     let result = (|| {

@@ -28,13 +28,13 @@ mod report;
 mod server;
 mod swaps;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context, bail, ensure};
 
-use crate::process::{build_release_binary, cargo, ensure_wrk, geolite2, wrk};
+use crate::process::{build_geo_server, ensure_wrk, geolite2, wrk};
 use report::Report;
 use server::Server;
 use swaps::Swapper;
@@ -50,6 +50,9 @@ pub struct Args {
     pub quick: bool,
 }
 
+/// Runs this long or longer start measuring after a minute and judge memory in percent; shorter
+/// ones (CI's) after 3 s, in MiB.
+const LONG_RUN: u64 = 120;
 /// Seconds of load between two measures of the memory after the first minute: a glibc heap's
 /// resident size moves by up to ~200 KiB from one settled state to the next (where its threads'
 /// caches hold freed blocks), so each end of the soak is taken as the median of the measures
@@ -74,24 +77,18 @@ const HOG: usize = 240;
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let seconds = if args.quick { 20 } else { args.seconds.max(30) };
     ensure_wrk()?;
-    let profile = if args.quick {
-        cargo(&["build", "--quiet", "--package", "geo-server"])?;
-        "debug"
-    } else {
-        build_release_binary("geo-server", "geo-server")?;
-        "release"
-    };
+    let binary = build_geo_server(args.quick)?;
     let (database, which) = match geolite2() {
         Some(path) => (std::fs::read(&path)?, path.display().to_string()),
         None if args.quick => {
-            let path = sample_database(profile)?;
+            let path = sample_database(&binary)?;
             (std::fs::read(&path)?, "the sample database".to_owned())
         }
         None => bail!("the soak maps a real database: run `cargo xtask geodb` first (or --quick)"),
     };
     let dir = tempfile::tempdir()?;
     let mut swapper = Swapper::new(dir.path(), &database)?;
-    let server = Server::start(&format!("target/{profile}/geo-server"), &swapper.live)?;
+    let server = Server::start(&binary, &swapper.live)?;
     let measured = soak(&server, &mut swapper, seconds, which);
     let stopped = server.stop();
     let report = measured?;
@@ -118,7 +115,7 @@ fn soak(
     let warm = load_for(server, 5)?;
     ensure!(warm.status.success(), "warm-up wrk failed");
     let tallies = std::sync::Arc::new(clients::Tallies::default());
-    let first = if seconds >= 120 { 60 } else { 3 };
+    let first = if seconds >= LONG_RUN { 60 } else { 3 };
     let mut samples = Vec::new();
     let mut course = Vec::new();
     let mut elapsed = 0;
@@ -195,7 +192,7 @@ fn one_stretch(
 fn stretches(seconds: u64, first: u64) -> Vec<u64> {
     let mut lengths = vec![first];
     let mut left = seconds - first;
-    if seconds < 120 {
+    if seconds < LONG_RUN {
         lengths.push(left);
         return lengths;
     }
@@ -215,26 +212,27 @@ fn load_for(server: &Server, seconds: u64) -> anyhow::Result<std::process::Outpu
         .output()?)
 }
 
-/// The sample database the build of `profile` wrote (geodb's build script), for runs without a
-/// GeoLite2 file.
-fn sample_database(profile: &str) -> anyhow::Result<PathBuf> {
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> =
-        std::fs::read_dir(format!("target/{profile}/build"))?
-            .flatten()
-            .filter(|entry| entry.file_name().to_string_lossy().starts_with("geodb-"))
-            .map(|entry| entry.path().join("out/sample-city.mmdb"))
-            .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
-            .collect();
+/// The sample database the build of `binary` wrote (geodb's build script, in the same profile's
+/// folder), for runs without a GeoLite2 file.
+fn sample_database(binary: &Path) -> anyhow::Result<PathBuf> {
+    let build = binary.with_file_name("build");
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&build)
+        .with_context(|| format!("cannot read {}", build.display()))?
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("geodb-"))
+        .map(|entry| entry.path().join("out/sample-city.mmdb"))
+        .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
+        .collect();
     found.sort();
     found
         .pop()
         .map(|(_, path)| path)
-        .with_context(|| format!("no sample database under target/{profile}/build/geodb-*/out"))
+        .with_context(|| format!("no sample database under {}/geodb-*/out", build.display()))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::stretches;
+    use super::{LONG_RUN, stretches};
 
     #[test]
     fn stretches_cover_the_soak_half_a_minute_at_a_time_after_the_first() {
@@ -245,7 +243,7 @@ mod tests {
         assert_eq!(stretches(130, 60), [60, 30, 40]);
         assert_eq!(stretches(100, 3), [3, 97]);
         for seconds in 30..2000 {
-            let first = if seconds >= 120 { 60 } else { 3 };
+            let first = if seconds >= LONG_RUN { 60 } else { 3 };
             assert_eq!(stretches(seconds, first).iter().sum::<u64>(), seconds);
         }
     }

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use anyhow::{Context, ensure};
 
 use super::clients::{Tallies, Tally};
-use super::{HEADER_TIMEOUT, IDLE_TIMEOUT};
+use super::{HEADER_TIMEOUT, IDLE_TIMEOUT, LONG_RUN};
 
 /// The figures of one soak.
 pub struct Report {
@@ -113,7 +113,7 @@ impl Report {
         let grown_kib = end.rss_kib - baseline.rss_kib;
         let growth = growth(baseline.rss_kib, end.rss_kib);
         ensure!(
-            growth.abs() <= 2.0 || (self.seconds < 120 && grown_kib.abs() < 4096.0),
+            growth.abs() <= 2.0 || (self.seconds < LONG_RUN && grown_kib.abs() < 4096.0),
             "RSS less the answer cache and the database moved {growth:+.2}% ({grown_kib:.0} KiB) \
              from its baseline"
         );
@@ -127,7 +127,7 @@ impl Report {
         let (Some(first), Some(last)) = (self.course.first(), self.course.last()) else {
             anyhow::bail!("the soak measured nothing");
         };
-        let minute = if self.seconds >= 120 { 60 } else { 0 };
+        let minute = if self.seconds >= LONG_RUN { 60 } else { 0 };
         let course = self.course.iter();
         let start = course
             .clone()

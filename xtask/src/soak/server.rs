@@ -29,11 +29,13 @@ pub struct Server {
 
 impl Server {
     /// Starts the geo-server `binary` on core 0, mapping `live`.
-    pub fn start(binary: &str, live: &Path) -> anyhow::Result<Server> {
+    pub fn start(binary: &Path, live: &Path) -> anyhow::Result<Server> {
         let admin: SocketAddr =
             format!("127.0.0.1:{}", bindery_test_support::free_port()).parse()?;
         let mut child = Command::new("taskset")
-            .args(["-c", "0", binary, "--addr", "127.0.0.1:0"])
+            .args(["-c", "0"])
+            .arg(binary)
+            .args(["--addr", "127.0.0.1:0"])
             .args([
                 "--admin-addr",
                 &admin.to_string(),
