@@ -19,7 +19,8 @@ use geo_server::{AppState, admin_router, app, reload};
 static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
 
 fn main() -> ExitCode {
-    geo_server::alloc::configure_allocator(worker_threads());
+    let workers = worker_threads();
+    geo_server::alloc::configure_allocator(workers);
     let args = match Args::try_parse().and_then(check_usage) {
         Ok(args) => args,
         Err(error) => {
@@ -30,7 +31,7 @@ fn main() -> ExitCode {
     let filter =
         tracing_subscriber::EnvFilter::try_new(&args.log).unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt().with_env_filter(filter).init();
-    match run(args) {
+    match run(args, workers) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("geo-server: {error:#}");
@@ -86,7 +87,7 @@ fn build_date(epoch: u64) -> String {
     httpdate::fmt_http_date(std::time::UNIX_EPOCH + Duration::from_secs(epoch))
 }
 
-fn run(args: Args) -> anyhow::Result<()> {
+fn run(args: Args, workers: usize) -> anyhow::Result<()> {
     let answer_cache_bytes = geo_server::answer_cache::budget_from_mib(args.answer_cache_mib);
     let db = load(&args)?.with_answer_cache(answer_cache_bytes);
     let info = db.info();
@@ -139,7 +140,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         "limits"
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(worker_threads())
+        .worker_threads(workers)
         .enable_all()
         .build()?;
     runtime.block_on(async move {
