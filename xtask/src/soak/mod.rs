@@ -54,9 +54,9 @@ pub struct Args {
 /// ones (CI's) after 3 s, in MiB.
 const LONG_RUN: u64 = 120;
 /// Seconds of load between two measures of the memory after the first minute: a glibc heap's
-/// resident size moves by up to ~200 KiB from one settled state to the next (where its threads'
-/// caches hold freed blocks), so each end of the soak is taken as the median of the measures
-/// of a minute (report.rs).
+/// resident size moves from one settled state to the next with no trend (where its threads'
+/// caches hold freed blocks; BENCHMARKS.md, "Memory under the soak", has the figures), so each
+/// end of the soak is taken as the median of the measures of a minute (report.rs).
 const STEP: u64 = 30;
 /// The deadlines the server is started with, short so that hostile connections cycle.
 const HEADER_TIMEOUT: u64 = 2;
