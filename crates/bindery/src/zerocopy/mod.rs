@@ -10,7 +10,7 @@
 //! and everything else are written as before. hyper does not change: one HTTP engine.
 //!
 //! - HTTP/1.1: bodies of [`DEFAULT_THRESHOLD`] (1 MiB) or more go by `sendfile`, the head before
-//!   them with `MSG_MORE`; smaller ones are cheaper to copy.
+//!   them as a plain write; smaller ones are copied.
 //! - HTTP/2: DATA frames are written from h2's buffers; where a frame's payload is a slice of
 //!   the embedded bytes it is sent by `sendfile` too, else as before; nothing changes meaning.
 //! - TLS: not applicable. A TLS stream encrypts into its own buffers, so wrap the TCP stream

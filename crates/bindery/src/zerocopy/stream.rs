@@ -14,10 +14,13 @@ use super::{DEFAULT_THRESHOLD, STATS, offset_in_image};
 /// A TCP stream whose writes of embedded bytes skip the copy into the kernel: a write (or the
 /// first slice of a vectored write) that lies wholly in the executable's read-only data and is
 /// at least the threshold long ([`DEFAULT_THRESHOLD`], 1 MiB) is sent with `sendfile` from
-/// `/proc/self/exe` at its offset; slices
-/// before it (the response head) go first with `MSG_MORE`, so head and body still leave in
-/// full segments. Everything else (heap bytes, small writes, other platforms' paths) is written
-/// as by the stream itself. Reads are the stream's.
+/// `/proc/self/exe` at its offset; slices before it (the response head) go first as a plain
+/// write, as nginx sends a head before its `sendfile`. (Held back with `MSG_MORE` to share the
+/// body's first segment, the head made Linux's BBR see the connection as sending at its limit:
+/// BBR then left its startup phase and paced every segment with a timer, which cost more CPU
+/// than the segment saved; BENCHMARKS.md, "Zero-copy sending".) Everything else (heap bytes,
+/// small writes, other platforms' paths) is written as by the stream itself. Reads are the
+/// stream's.
 ///
 /// Partial writes, `EAGAIN` and interleaving are hyper's as with any stream: each call reports
 /// how many bytes it took, and a call that cannot proceed registers for writability.
@@ -125,44 +128,9 @@ impl ZeroCopyStream {
         }
     }
 
-    /// The slices before an embedded body, sent with `MSG_MORE`: the kernel holds them for the
-    /// body that follows at once, so a small head does not leave in a segment of its own.
-    #[cfg(target_os = "linux")]
-    fn poll_send_more(
-        &self,
-        context: &mut Context<'_>,
-        slices: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        use rustix::net::{SendAncillaryBuffer, SendFlags, sendmsg};
-        use std::os::fd::AsFd;
-        loop {
-            ready!(self.inner.poll_write_ready(context))?;
-            let sent = self.inner.try_io(Interest::WRITABLE, || {
-                sendmsg(
-                    self.inner.as_fd(),
-                    slices,
-                    &mut SendAncillaryBuffer::default(),
-                    SendFlags::MORE | SendFlags::NOSIGNAL,
-                )
-                .map_err(io::Error::from)
-            });
-            match sent {
-                Ok(sent) => return Poll::Ready(Ok(sent)),
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => continue,
-                Err(error) => return Poll::Ready(Err(error)),
-            }
-        }
-    }
-
     /// Never called: nothing is embedded where there is no image.
     #[cfg(not(target_os = "linux"))]
     fn poll_sendfile(&mut self, _: &mut Context<'_>, _: u64, _: usize) -> Poll<io::Result<usize>> {
-        Poll::Ready(Err(io::Error::other("no executable image")))
-    }
-
-    /// Never called: nothing is embedded where there is no image.
-    #[cfg(not(target_os = "linux"))]
-    fn poll_send_more(&self, _: &mut Context<'_>, _: &[IoSlice<'_>]) -> Poll<io::Result<usize>> {
         Poll::Ready(Err(io::Error::other("no executable image")))
     }
 }
@@ -216,7 +184,12 @@ impl AsyncWrite for ZeroCopyStream {
             .find_map(|(index, slice)| self.embedded(slice).map(|offset| (index, offset)));
         match first_embedded {
             Some((0, offset)) => self.poll_sendfile(context, offset, bufs[0].len()),
-            Some((index, _)) => self.poll_send_more(context, &bufs[..index]),
+            // The head before an embedded body: a plain write, without `MSG_MORE` (see
+            // `ZeroCopyStream`).
+            Some((index, _)) => {
+                self.resume_at = None;
+                Pin::new(&mut self.inner).poll_write_vectored(context, &bufs[..index])
+            }
             None => {
                 STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
                 self.resume_at = None;
