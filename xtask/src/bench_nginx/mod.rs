@@ -177,8 +177,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What the figures depend on beyond the code: nginx's version, the kernel and the file system
-/// the executables and nginx's files are on (how the page cache holds them).
+/// What the figures depend on beyond the code: nginx's version, the kernel, the file system
+/// the executables and nginx's files are on (how the page cache holds them), and the TCP
+/// congestion control (BBR without the `fq` qdisc paces segments with timers of its own).
 fn system() -> String {
     let output = |program: &str, args: &[&str]| {
         Command::new(program)
@@ -191,11 +192,18 @@ fn system() -> String {
             .unwrap_or_default()
     };
     let nginx = output("/usr/sbin/nginx", &["-v"]);
+    let sysctl = |name: &str| {
+        std::fs::read_to_string(format!("/proc/sys/net/{name}"))
+            .map(|value| value.trim().to_owned())
+            .unwrap_or_else(|_| "unknown".to_owned())
+    };
     format!(
-        "{}, Linux {}, target/ on {}",
+        "{}, Linux {}, target/ on {}, TCP congestion control {} (qdisc {})",
         nginx.strip_prefix("nginx version: ").unwrap_or(&nginx),
         output("uname", &["-r"]),
         output("stat", &["-f", "-c", "%T", "target"]),
+        sysctl("ipv4/tcp_congestion_control"),
+        sysctl("core/default_qdisc"),
     )
 }
 
