@@ -2,7 +2,7 @@
 //! compares with nginx: `ServeCatalog` of the `static` bench catalogs under axum, nothing else
 //! (no geo-server layers), on the runtime and listener the flags choose.
 //!
-//! `/web/vue.min.js` (94 KB) and `/large/noise.bin` (17 MiB).
+//! `/web/vue.min.js` (105 KiB) and `/large/noise.bin` (17 MiB).
 
 use std::net::SocketAddr;
 
