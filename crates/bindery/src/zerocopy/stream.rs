@@ -16,11 +16,10 @@ use super::{DEFAULT_THRESHOLD, STATS, offset_in_image};
 /// at least the threshold long ([`DEFAULT_THRESHOLD`], 1 MiB) is sent with `sendfile` from
 /// `/proc/self/exe` at its offset; slices before it (the response head) go first as a plain
 /// write, as nginx sends a head before its `sendfile`. (Held back with `MSG_MORE` to share the
-/// body's first segment, the head made Linux's BBR see the connection as sending at its limit:
-/// BBR then left its startup phase and paced every segment with a timer, which cost more CPU
-/// than the segment saved; BENCHMARKS.md, "Zero-copy sending".) Everything else (heap bytes,
-/// small writes, other platforms' paths) is written as by the stream itself. Reads are the
-/// stream's.
+/// body's first segment, the head sent the connections out of BBR's startup phase, and BBR
+/// then paced every segment with a timer, which cost more CPU than the segment saved;
+/// BENCHMARKS.md, "Zero-copy sending".) Everything else (heap bytes, small writes, other
+/// platforms' paths) is written as by the stream itself. Reads are the stream's.
 ///
 /// Partial writes, `EAGAIN` and interleaving are hyper's as with any stream: each call reports
 /// how many bytes it took, and a call that cannot proceed registers for writability.
