@@ -181,20 +181,16 @@ impl AsyncWrite for ZeroCopyStream {
             .iter()
             .enumerate()
             .find_map(|(index, slice)| self.embedded(slice).map(|offset| (index, offset)));
-        match first_embedded {
-            Some((0, offset)) => self.poll_sendfile(context, offset, bufs[0].len()),
-            // The head before an embedded body: a plain write, without `MSG_MORE` (see
-            // `ZeroCopyStream`).
-            Some((index, _)) => {
-                self.resume_at = None;
-                Pin::new(&mut self.inner).poll_write_vectored(context, &bufs[..index])
-            }
-            None => {
-                STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
-                self.resume_at = None;
-                Pin::new(&mut self.inner).poll_write_vectored(context, bufs)
-            }
-        }
+        let plain = match first_embedded {
+            Some((0, offset)) => return self.poll_sendfile(context, offset, bufs[0].len()),
+            // The slices before an embedded body (its head) go alone, a plain write without
+            // `MSG_MORE` (see `ZeroCopyStream`); the body comes in the next call.
+            Some((index, _)) => &bufs[..index],
+            None => bufs,
+        };
+        STATS.plain_writes.fetch_add(1, Ordering::Relaxed);
+        self.resume_at = None;
+        Pin::new(&mut self.inner).poll_write_vectored(context, plain)
     }
 
     fn is_write_vectored(&self) -> bool {
