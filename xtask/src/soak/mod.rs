@@ -115,11 +115,10 @@ fn soak(
     let warm = load_for(server, 5)?;
     ensure!(warm.status.success(), "warm-up wrk failed");
     let tallies = std::sync::Arc::new(clients::Tallies::default());
-    let first = if seconds >= LONG_RUN { 60 } else { 3 };
     let mut samples = Vec::new();
     let mut course = Vec::new();
     let mut elapsed = 0;
-    for stretch in stretches(seconds, first) {
+    for stretch in stretches(seconds) {
         samples.push(one_stretch(server, swapper, &tallies, stretch)?);
         elapsed += stretch;
         course.push(server.settled(elapsed, swapper.dir)?);
@@ -187,9 +186,10 @@ fn one_stretch(
     Ok(text)
 }
 
-/// The lengths of the stretches of a soak of `seconds`: `first`, then [`STEP`] at a time (the
-/// last one what is left), or the rest at once in a short run.
-fn stretches(seconds: u64, first: u64) -> Vec<u64> {
+/// The lengths of the stretches of a soak of `seconds`: the first minute (3 s in a short run),
+/// then [`STEP`] at a time (the last one what is left), or the rest at once in a short run.
+fn stretches(seconds: u64) -> Vec<u64> {
+    let first = if seconds >= LONG_RUN { 60 } else { 3 };
     let mut lengths = vec![first];
     let mut left = seconds - first;
     if seconds < LONG_RUN {
@@ -232,19 +232,18 @@ fn sample_database(binary: &Path) -> anyhow::Result<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::{LONG_RUN, stretches};
+    use super::stretches;
 
     #[test]
     fn stretches_cover_the_soak_half_a_minute_at_a_time_after_the_first() {
-        assert_eq!(stretches(20, 3), [3, 17]);
-        let long = stretches(600, 60);
+        assert_eq!(stretches(20), [3, 17]);
+        let long = stretches(600);
         assert_eq!(long.len(), 19);
         assert!(long[1..].iter().all(|&length| length == 30));
-        assert_eq!(stretches(130, 60), [60, 30, 40]);
-        assert_eq!(stretches(100, 3), [3, 97]);
+        assert_eq!(stretches(130), [60, 30, 40]);
+        assert_eq!(stretches(100), [3, 97]);
         for seconds in 30..2000 {
-            let first = if seconds >= LONG_RUN { 60 } else { 3 };
-            assert_eq!(stretches(seconds, first).iter().sum::<u64>(), seconds);
+            assert_eq!(stretches(seconds).iter().sum::<u64>(), seconds);
         }
     }
 }
