@@ -13,7 +13,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 
 use crate::connection::{self, Activity, Deadlines};
 use crate::delivery::{HTTP2_FRAME, Tracked, Watched};
@@ -292,9 +292,32 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// Binds `address` (for tests: port 0 picks a free one).
+/// The listen backlog asked for: connections the kernel completes and holds while the accept
+/// loop catches up. The kernel caps it at `net.core.somaxconn` (4096 by default since Linux 5.4).
+/// Tokio's and std's `bind` ask for 128: past that many new connections at once (clients
+/// reconnecting after a restart, a proxy opening its pool) the kernel drops the excess SYNs and
+/// each of those clients waits a second for its retransmission.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds `address` (for tests: port 0 picks a free one) with [`LISTEN_BACKLOG`] and
+/// `SO_REUSEADDR`, as tokio's `bind` sets it.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let listener = geo_server::server::bind("127.0.0.1:0".parse().unwrap()).await?;
+/// assert!(listener.local_addr()?.port() != 0);
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
 pub async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
-    TcpListener::bind(address).await
+    let socket = if address.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// File descriptors kept back from the connection cap: the listeners, the database, logs, the

@@ -329,6 +329,36 @@ async fn one_client_holding_every_slot_with_keep_alive_does_not_lock_out_another
     );
 }
 
+/// 300 connections at once, with nobody accepting: each completes its handshake and waits in
+/// the backlog. A listener with tokio's default backlog (128) drops the SYNs past it, and those
+/// clients wait a second or more for a retransmission (here: fail at the timeout).
+#[tokio::test]
+async fn a_burst_of_connections_waits_in_the_backlog_instead_of_losing_its_syns() {
+    let listener = geo_server::server::bind("127.0.0.1:0".parse().expect("address"))
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("address");
+    // The kernel caps every backlog at this; since Linux 5.4 it is 4096 by default.
+    let somaxconn: usize = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .expect("somaxconn")
+        .trim()
+        .parse()
+        .expect("a number");
+    let burst = 300.min(somaxconn);
+    let held = tokio::task::spawn_blocking(move || {
+        (0..burst)
+            .map(|index| {
+                std::net::TcpStream::connect_timeout(&address, Duration::from_millis(900))
+                    .unwrap_or_else(|error| panic!("connection {index} of {burst}: {error}"))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("connects");
+    assert_eq!(held.len(), burst);
+    drop(listener);
+}
+
 #[test]
 fn at_the_cap_with_nothing_idle_new_connections_are_refused_and_open_ones_served() {
     let server = start(&[
