@@ -33,6 +33,9 @@ pub struct Tally {
     pub bad: AtomicU64,
     /// The longest a connection lived, in milliseconds.
     pub longest_ms: AtomicU64,
+    /// The slowest handshake, in milliseconds (where a kind times it): a second or more is a
+    /// SYN the server's backlog dropped.
+    pub slowest_connect_ms: AtomicU64,
 }
 
 impl Tally {
@@ -108,11 +111,17 @@ const SETTINGS: &[u8] = &[0, 0, 0, 4, 0, 0, 0, 0, 0];
 /// One connection that opens (kind by `index`) and then waits, until the server closes it.
 fn opening(address: SocketAddr, index: usize, tallies: &Tallies) {
     let deadline = Duration::from_secs(HEADER_TIMEOUT + 1);
-    let started = Instant::now();
+    let connecting = Instant::now();
     let Ok(mut stream) = TcpStream::connect(address) else {
         std::thread::sleep(Duration::from_millis(100));
         return;
     };
+    // The server's deadline runs from its accept: the handshake before it is timed apart.
+    let started = Instant::now();
+    tallies
+        .openings
+        .slowest_connect_ms
+        .fetch_max((started - connecting).as_millis() as u64, Ordering::Relaxed);
     tallies.openings.opened.fetch_add(1, Ordering::Relaxed);
     let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
     let opened = match index % 5 {

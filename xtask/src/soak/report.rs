@@ -204,10 +204,12 @@ impl fmt::Display for Report {
         let (opened, closed, overdue, longest) = load(&clients.openings);
         writeln!(
             out,
-            "hostile openings: {opened} opened, {closed} closed within {} s, {overdue} overdue, \
-             longest {longest:.1} s ({:.0} closed by the first-request deadline)",
+            "hostile openings: {opened} opened, {closed} closed within {} s of the handshake, \
+             {overdue} overdue, longest {longest:.1} s ({:.0} closed by the first-request \
+             deadline); slowest handshake {:.1} s",
             HEADER_TIMEOUT + 1,
-            self.expired_first_request
+            self.expired_first_request,
+            clients.openings.slowest_connect_ms.load(Ordering::Relaxed) as f64 / 1000.0
         )?;
         let (opened, closed, overdue, longest) = load(&clients.window_zero);
         writeln!(
