@@ -169,6 +169,8 @@ impl Catalog {
 
     /// The file at `path` as a compression dictionary (`dictionaries = true`): the pattern of
     /// its next versions and its deltas against earlier ones; `None` for a file that is not one.
+    /// Only the server reads it.
+    #[cfg(feature = "serve")]
     pub(crate) fn dictionary(&self, path: &str) -> Option<&'static crate::layout::DictionaryInfo> {
         let dictionaries = self.bundle.dictionaries;
         crate::lookup::normalise(path)
