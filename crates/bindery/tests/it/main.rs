@@ -16,6 +16,5 @@ mod reproducible;
 mod roundtrip;
 mod rust_embed_crates;
 mod trust;
-mod ui;
 mod vite;
 mod zerocopy;
