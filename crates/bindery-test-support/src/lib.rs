@@ -14,7 +14,7 @@ pub use http::{
     RawResponse, connect_from, free_port, metric, raw_request, samples, try_connect_from,
     try_raw_request,
 };
-pub use project::{Project, crate_path, workspace};
+pub use project::{Project, crate_path, quick_build_profiles, workspace};
 pub use slow::{slow_test, slow_tests_run};
 
 /// A xorshift64 generator: deterministic numbers for test data, benches and load, the same for

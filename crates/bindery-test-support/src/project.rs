@@ -85,6 +85,9 @@ impl Project {
     /// `cargo <args>`, offline and without colour, in the project's folder with its target
     /// folder, clear of the outer build's `RUSTFLAGS` and bindery cache setting. Works for
     /// aliases too (`cargo xtask …`).
+    ///
+    /// Its builds skip the work no test reads (see [`quick_build_profiles`]): the same `cfg` as
+    /// a user's build, a fraction of the compile.
     pub fn cargo(&self, args: &[&str]) -> Command {
         let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         command
@@ -95,6 +98,7 @@ impl Project {
             .env("CARGO_TARGET_DIR", &self.target)
             .env_remove("RUSTFLAGS")
             .env_remove("BINDERY_CACHE_DIR");
+        quick_build_profiles(&mut command);
         command
     }
 
@@ -103,5 +107,29 @@ impl Project {
         let mut command = Command::new(program);
         command.current_dir(self.path()).env("CI", "true");
         command
+    }
+}
+
+/// Sets a cargo command's profiles to build what a test runs and nothing it never reads: dev
+/// builds keep line tables only (a panic's backtrace still names file and line) and release
+/// builds are not optimized. Neither changes the `cfg` a crate sees (`debug_assertions` stays
+/// off in release, on in dev), so a test of what a release build embeds or leaves out holds as
+/// it would for the user; what it saves is the debuginfo and LLVM's optimization of every
+/// dependency, which are most of a throwaway crate's build (BENCHMARKS.md, "What CI costs").
+/// A variable the caller's environment already sets wins.
+///
+/// ```
+/// let mut command = std::process::Command::new("cargo");
+/// bindery_test_support::quick_build_profiles(&mut command);
+/// assert!(command.get_envs().any(|(key, _)| key == "CARGO_PROFILE_RELEASE_OPT_LEVEL"));
+/// ```
+pub fn quick_build_profiles(command: &mut Command) {
+    for (key, value) in [
+        ("CARGO_PROFILE_DEV_DEBUG", "line-tables-only"),
+        ("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0"),
+    ] {
+        if std::env::var_os(key).is_none() {
+            command.env(key, value);
+        }
     }
 }

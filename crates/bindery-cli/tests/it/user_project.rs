@@ -149,7 +149,11 @@ fn cargo_install_gives_a_bindery_binary_that_works_anywhere() {
     }
     let root = tempfile::tempdir().expect("tempdir");
     let cli_path = crate_path("bindery-cli");
-    let install = Command::new(env!("CARGO"))
+    let mut install = Command::new(env!("CARGO"));
+    // The release profile, unoptimized: what `cargo install` resolves, builds and installs
+    // is what a user gets, for a fraction of the compile.
+    bindery_test_support::quick_build_profiles(&mut install);
+    let install = install
         .args([
             "install",
             "--locked",
