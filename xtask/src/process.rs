@@ -21,20 +21,23 @@ pub fn geolite2() -> Option<PathBuf> {
 static ONE_SHOT: AtomicBool = AtomicBool::new(false);
 
 /// Turns incremental compilation off for every cargo this process starts from now on (and so
-/// for the builds those start: nextest's tests building throwaway projects inherit it), and
-/// turns the slow tests on in them (`RUN_SLOW_TESTS`): a one-shot run is the run that tests
-/// everything.
+/// for the builds those start: nextest's tests building throwaway projects inherit it), keeps
+/// line tables only in the workspace's own dev builds (as its dependencies already do: a
+/// failing test's backtrace still names file and line; full debuginfo is for a debugger, which
+/// a one-shot run never starts), and turns the slow tests on in them (`RUN_SLOW_TESTS`): a
+/// one-shot run is the run that tests everything.
 pub fn one_shot_builds() {
     ONE_SHOT.store(true, Ordering::Relaxed);
 }
 
 /// A command of the cargo running this task (or the one on PATH) to add arguments to
-/// (incremental off after [`one_shot_builds`]).
+/// (incremental off and line tables only after [`one_shot_builds`]).
 pub fn cargo_command() -> Command {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     if ONE_SHOT.load(Ordering::Relaxed) {
         command
             .env("CARGO_INCREMENTAL", "0")
+            .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
             .env("RUN_SLOW_TESTS", "1");
     }
     command
