@@ -122,6 +122,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         crate::fuzz::run(&crate::fuzz::Args {
             seconds: 5,
             target: None,
+            dev: true,
         })
     })?;
     steps.run("tests", || {

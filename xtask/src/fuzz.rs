@@ -22,6 +22,11 @@ pub struct Args {
     /// Run only this target (one of the `[[bin]]` names in fuzz/Cargo.toml).
     #[arg(long)]
     pub target: Option<String>,
+    /// Build the targets unoptimized, debug assertions on (`cargo fuzz run --dev`): about half
+    /// the build of the default optimized one, and overflow checks on; fewer runs per second.
+    /// What a few seconds per target want (CI); a long hunt wants the default.
+    #[arg(long)]
+    pub dev: bool,
 }
 
 /// The targets, as `fuzz/Cargo.toml` declares them.
@@ -67,6 +72,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         run_command(
             cargo_command()
                 .args(["fuzz", "run", target])
+                .args(args.dev.then_some("--dev"))
                 .arg(scratch.path())
                 .arg(format!("fuzz/corpus/{target}"))
                 .args([
