@@ -22,9 +22,9 @@ pub struct Args {
     /// Run only this target (one of the `[[bin]]` names in fuzz/Cargo.toml).
     #[arg(long)]
     pub target: Option<String>,
-    /// Build the targets unoptimized, debug assertions on (`cargo fuzz run --dev`): about half
-    /// the build of the default optimized one, and overflow checks on; fewer runs per second.
-    /// What a few seconds per target want (CI); a long hunt wants the default.
+    /// Build the targets unoptimized, debug assertions on (`cargo fuzz run --dev`): a shorter
+    /// build than the default optimized one, overflow checks on, fewer runs per second. What a
+    /// few seconds per target want (CI); a long hunt wants the default.
     #[arg(long)]
     pub dev: bool,
 }
