@@ -3,6 +3,10 @@
 //! (no geo-server layers), on the runtime and listener the flags choose.
 //!
 //! `/web/vue.min.js` (105 KiB) and `/large/noise.bin` (17 MiB).
+//!
+//! `--handler` swaps `ServeCatalog` for the floors it is measured against: the same bytes from
+//! a bare axum handler (`Bytes::from_static`, a media type, nothing else), or from a bare hyper
+//! connection with no axum either. What a floor costs, nothing built on that stack can undercut.
 
 use std::net::SocketAddr;
 
@@ -28,6 +32,22 @@ struct Args {
     /// Worker threads of the multi-thread runtime (default: one per core, as `#[tokio::main]`).
     #[arg(long)]
     workers: Option<usize>,
+    /// What answers: `ServeCatalog`, or one of the floors without it.
+    #[arg(long, value_enum, default_value_t = Handler::ServeCatalog)]
+    handler: Handler,
+}
+
+/// What answers the requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Handler {
+    /// `ServeCatalog` of the catalogs, as a user's crate serves them.
+    ServeCatalog,
+    /// An axum route per file that returns its bytes with a media type: no validators, no
+    /// ranges, no negotiation.
+    BareAxum,
+    /// hyper's HTTP/1 connection with a `service_fn` that matches the path: no axum, no
+    /// protocol detection.
+    BareHyper,
 }
 
 /// A tokio runtime flavour.
@@ -48,11 +68,26 @@ fn main() -> anyhow::Result<()> {
     }
     let runtime = builder.enable_all().build()?;
     runtime.block_on(async move {
-        let app = axum::Router::new()
-            .nest_service("/web", ServeCatalog::new(&bindery_benches::WEB_STATIC))
-            .nest_service("/large", ServeCatalog::new(&bindery_benches::LARGE_STATIC));
         let listener = tokio::net::TcpListener::bind(args.addr).await?;
         println!("listening addr={}", listener.local_addr()?);
+        let app = match args.handler {
+            Handler::ServeCatalog => axum::Router::new()
+                .nest_service("/web", ServeCatalog::new(&bindery_benches::WEB_STATIC))
+                .nest_service("/large", ServeCatalog::new(&bindery_benches::LARGE_STATIC)),
+            Handler::BareAxum => FILES.iter().fold(axum::Router::new(), |app, file| {
+                let (content_type, bytes) = (file.content_type, (file.bytes)());
+                app.route(
+                    file.path,
+                    axum::routing::get(move || async move {
+                        (
+                            [(http::header::CONTENT_TYPE, content_type)],
+                            bytes::Bytes::from_static(bytes),
+                        )
+                    }),
+                )
+            }),
+            Handler::BareHyper => return bare_hyper(listener, &args).await,
+        };
         if args.zero_copy {
             let listener =
                 bindery::zerocopy::ZeroCopyListener::new(listener).threshold(args.threshold);
@@ -65,4 +100,76 @@ fn main() -> anyhow::Result<()> {
         }
         anyhow::Ok(())
     })
+}
+
+/// A file the floors serve: the same bytes `ServeCatalog` serves at the same path.
+struct File {
+    path: &'static str,
+    content_type: &'static str,
+    bytes: fn() -> &'static [u8],
+}
+
+const FILES: [File; 2] = [
+    File {
+        path: "/web/vue.min.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: || embedded(&bindery_benches::WEB_STATIC, "vue.min.js"),
+    },
+    File {
+        path: "/large/noise.bin",
+        content_type: "application/octet-stream",
+        bytes: || embedded(&bindery_benches::LARGE_STATIC, "noise.bin"),
+    },
+];
+
+/// The embedded bytes of `name` (empty if the catalog lacks it: the floor then answers less).
+fn embedded(catalog: &'static bindery::Catalog, name: &str) -> &'static [u8] {
+    catalog
+        .file(name)
+        .and_then(bindery::EmbeddedFile::raw)
+        .unwrap_or_default()
+}
+
+/// hyper alone: one HTTP/1 connection task per accepted stream (`TCP_NODELAY`, zero-copy if
+/// asked), a `service_fn` that finds the file by path.
+async fn bare_hyper(listener: tokio::net::TcpListener, args: &Args) -> anyhow::Result<()> {
+    use hyper_util::rt::TokioIo;
+    let service = hyper::service::service_fn(|request: hyper::Request<hyper::body::Incoming>| {
+        let found = FILES.iter().find(|file| file.path == request.uri().path());
+        let response = match found {
+            Some(file) => {
+                let body = bytes::Bytes::from_static((file.bytes)());
+                http::Response::builder()
+                    .header(http::header::CONTENT_TYPE, file.content_type)
+                    .body(http_body_util::Full::new(body))
+            }
+            None => http::Response::builder()
+                .status(http::StatusCode::NOT_FOUND)
+                .body(http_body_util::Full::default()),
+        };
+        std::future::ready(response)
+    });
+    loop {
+        let (tcp, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // As axum's listener: a failed accept (out of descriptors) is tried again shortly.
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = tcp.set_nodelay(true);
+        let (zero_copy, threshold) = (args.zero_copy, args.threshold);
+        tokio::spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new();
+            let _ = if zero_copy {
+                let io = bindery::zerocopy::ZeroCopyStream::with_threshold(tcp, threshold);
+                connection.serve_connection(TokioIo::new(io), service).await
+            } else {
+                connection
+                    .serve_connection(TokioIo::new(tcp), service)
+                    .await
+            };
+        });
+    }
 }

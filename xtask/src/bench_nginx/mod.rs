@@ -73,8 +73,9 @@ const FILES: [File; 2] = [
     },
 ];
 
-/// What a user's crate runs, and the variants tried against it.
-const CONTENDERS: [Contender; 6] = [
+/// What a user's crate runs, the variants tried against it, and the floors under it: the same
+/// stack without `ServeCatalog`, and hyper without axum (what no handler on them can undercut).
+const CONTENDERS: [Contender; 8] = [
     Contender {
         name: "user crate, `axum::serve`, `#[tokio::main]` (plain path)",
         binary: PLAIN,
@@ -109,6 +110,18 @@ const CONTENDERS: [Contender; 6] = [
         name: "geo-server's stack (`bench-server --zero-copy`)",
         binary: SERVER,
         args: &["--zero-copy"],
+        from_linker: false,
+    },
+    Contender {
+        name: "floor: a bare axum handler instead of `ServeCatalog`, `ZeroCopyListener`",
+        binary: PLAIN,
+        args: &["--zero-copy", "--handler", "bare-axum"],
+        from_linker: false,
+    },
+    Contender {
+        name: "floor: hyper's HTTP/1 alone, no axum, `ZeroCopyStream`",
+        binary: PLAIN,
+        args: &["--zero-copy", "--handler", "bare-hyper"],
         from_linker: false,
     },
 ];
@@ -360,6 +373,15 @@ fn geo_versus_bare(pairs: u32, seconds: u32) -> anyhow::Result<Comparison> {
         warm(&server, load)?;
         contenders.push((server, load));
     }
+    // The answer alone on the reference's stack: what `/geo` costs before geo-server's layers.
+    let floor = start_binary(
+        "floor: the same answer from a bare axum route (`bench-bare --geo`)",
+        BARE,
+        &["--geo"],
+        false,
+    )?;
+    warm(&floor, load)?;
+    contenders.push((floor, load));
     let rows = paired(&reference, reference_load, &contenders, pairs, seconds)?;
     Ok(Comparison {
         title: format!("{GEO} against a bare handler, {CONNECTIONS} connections"),
