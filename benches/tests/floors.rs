@@ -3,10 +3,9 @@
 //! same bytes as `ServeCatalog` at the same paths, and `bench-bare --geo` the same JSON as
 //! geo-server's lookup.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
-use bindery_test_support::raw_request;
+use bindery_test_support::{raw_request, spawn_with_first_line};
 
 /// A bench server started on a free port, killed when dropped.
 struct Server {
@@ -16,17 +15,8 @@ struct Server {
 
 impl Server {
     fn start(program: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the bench server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("its address");
+        let (child, line) = spawn_with_first_line(Command::new(program).args(args));
         let address = line
-            .trim()
             .strip_prefix("listening addr=")
             .unwrap_or_else(|| panic!("a listening line, not {line:?}"))
             .to_owned();

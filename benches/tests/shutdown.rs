@@ -2,25 +2,20 @@
 //! buffers (a few MiB at most), so when SIGTERM arrives most of the body is still to be written by
 //! the server. It must finish; with no grace period it would be cut.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::io::{Read, Write};
+use std::process::Command;
 use std::time::Duration;
+
+use bindery_test_support::spawn_with_first_line;
 
 const LARGE: usize = 17 * 1024 * 1024;
 
 /// Downloads the 17 MiB file, sending SIGTERM after the first MiB; returns the body length.
 fn download_across_sigterm(grace_seconds: &str) -> usize {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_bench-server"))
-        .args(["--shutdown-grace", grace_seconds])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("bench-server starts");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("address");
+    let (mut server, line) = spawn_with_first_line(
+        Command::new(env!("CARGO_BIN_EXE_bench-server")).args(["--shutdown-grace", grace_seconds]),
+    );
     let address = line
-        .trim()
         .strip_prefix("listening addr=")
         .expect("listening line")
         .to_owned();

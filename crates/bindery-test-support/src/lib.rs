@@ -1,6 +1,6 @@
 //! Helpers shared by bindery's test suites and tools, so that none keeps its own copy: noise
 //! bytes, throwaway cargo projects built outside the workspace as a user's would be, HTTP by
-//! hand (HTTP/1 and a raw HTTP/2 client) and Prometheus samples.
+//! hand (HTTP/1 and a raw HTTP/2 client), Prometheus samples and servers started as programs.
 #![forbid(unsafe_code)]
 
 use std::path::Path;
@@ -9,6 +9,7 @@ mod http;
 mod project;
 pub mod raw_h2;
 mod slow;
+mod spawn;
 
 pub use http::{
     RawResponse, connect_from, free_port, metric, raw_request, samples, try_connect_from,
@@ -16,6 +17,7 @@ pub use http::{
 };
 pub use project::{Project, crate_path, quick_build_profiles, workspace};
 pub use slow::{slow_test, slow_tests_run};
+pub use spawn::spawn_with_first_line;
 
 /// A xorshift64 generator: deterministic numbers for test data, benches and load, the same for
 /// the same seed on every machine, with no random crate.

@@ -3,12 +3,11 @@
 //! service), with the build's own rules, jailed to the folder; a release build of the same crate
 //! embeds and holds no trace of the folder.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
-use bindery_test_support::{RawResponse, raw_request};
+use bindery_test_support::{RawResponse, raw_request, spawn_with_first_line};
 
 use crate::project::Project;
 
@@ -100,17 +99,12 @@ struct Server {
 
 impl Server {
     fn start(binary: &Path, restore_to: &Path) -> Server {
-        let mut child = Command::new(binary)
-            .arg("serve")
-            .env("RESTORE_TO", restore_to)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("address line");
-        let address = line.trim().parse().expect("an address");
+        let (child, line) = spawn_with_first_line(
+            Command::new(binary)
+                .arg("serve")
+                .env("RESTORE_TO", restore_to),
+        );
+        let address = line.parse().expect("an address");
         Server { child, address }
     }
 }

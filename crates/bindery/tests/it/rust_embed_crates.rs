@@ -5,11 +5,10 @@
 //! `bindery::rust_embed!`) over real HTTP. The answers must agree: status, `Content-Type`, body.
 //! rust-embed is pinned as `=8.13.0` (8.14 does not resolve in this registry).
 
-use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
-use bindery_test_support::raw_request;
+use bindery_test_support::{raw_request, spawn_with_first_line};
 
 use crate::project::Project;
 
@@ -191,19 +190,13 @@ impl Drop for Server {
 
 fn start(which: &str) -> Server {
     let (project, binary) = built(which);
-    let mut child = Command::new(binary)
-        .arg(which)
-        .current_dir(project.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("a line");
+    let (child, line) = spawn_with_first_line(
+        Command::new(binary)
+            .arg(which)
+            .current_dir(project.path())
+            .stderr(Stdio::null()),
+    );
     let address = line
-        .trim()
         .strip_prefix("listening ")
         .unwrap_or_else(|| panic!("{which}: {line:?}"))
         .parse()

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use bindery::serve::cache_control::{IMMUTABLE, NO_CACHE};
-use bindery_test_support::{RawResponse, raw_request, workspace};
+use bindery_test_support::{RawResponse, raw_request, spawn_with_first_line, workspace};
 
 use crate::project::Project;
 
@@ -98,17 +98,8 @@ impl Server {
     }
 
     fn start_at(binary: &Path, address: &str) -> Server {
-        let mut child = Command::new(binary)
-            .arg(address)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("address line");
+        let (child, line) = spawn_with_first_line(Command::new(binary).arg(address));
         let address = line
-            .trim()
             .strip_prefix("listening on http://")
             .and_then(|address| address.parse().ok())
             .unwrap_or_else(|| panic!("an address: {line}"));
