@@ -47,3 +47,34 @@ pub static INCLUDE_DIR_WEB: include_dir::Dir<'static> =
 /// include_dir over the 17 MiB file.
 pub static INCLUDE_DIR_LARGE: include_dir::Dir<'static> =
     include_dir::include_dir!("$OUT_DIR/large");
+
+/// The bare axum route `bench-bare` and `bench-plain`'s floor answer with: `bytes` and a media
+/// type, nothing else (no validators, ranges or negotiation).
+///
+/// ```
+/// let route = bindery_benches::bare_route("text/plain", b"hello");
+/// let _app: axum::Router = axum::Router::new().route("/hello", route);
+/// ```
+pub fn bare_route(content_type: &'static str, bytes: &'static [u8]) -> axum::routing::MethodRouter {
+    axum::routing::get(move || async move {
+        (
+            [(http::header::CONTENT_TYPE, content_type)],
+            bytes::Bytes::from_static(bytes),
+        )
+    })
+}
+
+/// The embedded bytes of `name` in a `static` catalog, empty if the catalog has none (a bench
+/// then answers less, never something else).
+///
+/// ```
+/// let noise = bindery_benches::embedded(&bindery_benches::LARGE_STATIC, "noise.bin");
+/// assert_eq!(noise.len(), 17 << 20);
+/// assert!(bindery_benches::embedded(&bindery_benches::LARGE_STATIC, "missing").is_empty());
+/// ```
+pub fn embedded(catalog: &'static Catalog, name: &str) -> &'static [u8] {
+    catalog
+        .file(name)
+        .and_then(bindery::EmbeddedFile::raw)
+        .unwrap_or_default()
+}

@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 
 use axum::response::IntoResponse;
 use axum::serve::ListenerExt;
+use bindery_benches::{bare_route, embedded};
 use clap::Parser;
 
 /// Serve static bodies at `/small.txt`, `/vue.min.js` and `/noise.bin`.
@@ -28,16 +29,6 @@ struct Args {
 static SMALL: &[u8] = include_bytes!("../../assets/web/small.txt");
 static VUE: &[u8] = include_bytes!("../../assets/web/vue.min.js");
 
-/// A static body with its media type.
-fn body(content_type: &'static str, bytes: &'static [u8]) -> axum::routing::MethodRouter {
-    axum::routing::get(move || async move {
-        (
-            [(http::header::CONTENT_TYPE, content_type)],
-            bytes::Bytes::from_static(bytes),
-        )
-    })
-}
-
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -45,14 +36,14 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let large = bindery_benches::LARGE_STATIC
-            .file("noise.bin")
-            .and_then(bindery::EmbeddedFile::raw)
-            .unwrap_or_default();
+        let large = embedded(&bindery_benches::LARGE_STATIC, "noise.bin");
         let mut router = axum::Router::new()
-            .route("/small.txt", body("text/plain; charset=utf-8", SMALL))
-            .route("/vue.min.js", body("text/javascript; charset=utf-8", VUE))
-            .route("/noise.bin", body("application/octet-stream", large));
+            .route("/small.txt", bare_route("text/plain; charset=utf-8", SMALL))
+            .route(
+                "/vue.min.js",
+                bare_route("text/javascript; charset=utf-8", VUE),
+            )
+            .route("/noise.bin", bare_route("application/octet-stream", large));
         if args.geo {
             router = router.route("/geo/{ip}", geo()?);
         }

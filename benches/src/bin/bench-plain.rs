@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 
 use axum::serve::ListenerExt;
 use bindery::serve::ServeCatalog;
+use bindery_benches::{bare_route, embedded};
 use clap::Parser;
 
 /// Serve the static bench catalogs the way a user's crate would.
@@ -75,16 +76,7 @@ fn main() -> anyhow::Result<()> {
                 .nest_service("/web", ServeCatalog::new(&bindery_benches::WEB_STATIC))
                 .nest_service("/large", ServeCatalog::new(&bindery_benches::LARGE_STATIC)),
             Handler::BareAxum => FILES.iter().fold(axum::Router::new(), |app, file| {
-                let (content_type, bytes) = (file.content_type, (file.bytes)());
-                app.route(
-                    file.path,
-                    axum::routing::get(move || async move {
-                        (
-                            [(http::header::CONTENT_TYPE, content_type)],
-                            bytes::Bytes::from_static(bytes),
-                        )
-                    }),
-                )
+                app.route(file.path, bare_route(file.content_type, (file.bytes)()))
             }),
             Handler::BareHyper => return bare_hyper(listener, &args).await,
         };
@@ -122,17 +114,9 @@ const FILES: [File; 2] = [
     },
 ];
 
-/// The embedded bytes of `name` (empty if the catalog lacks it: the floor then answers less).
-fn embedded(catalog: &'static bindery::Catalog, name: &str) -> &'static [u8] {
-    catalog
-        .file(name)
-        .and_then(bindery::EmbeddedFile::raw)
-        .unwrap_or_default()
-}
-
 /// hyper alone: one HTTP/1 connection task per accepted stream (`TCP_NODELAY`, zero-copy if
 /// asked), a `service_fn` that finds the file by path.
-async fn bare_hyper(listener: tokio::net::TcpListener, args: &Args) -> anyhow::Result<()> {
+async fn bare_hyper(mut listener: tokio::net::TcpListener, args: &Args) -> anyhow::Result<()> {
     use hyper_util::rt::TokioIo;
     let service = hyper::service::service_fn(|request: hyper::Request<hyper::body::Incoming>| {
         let found = FILES.iter().find(|file| file.path == request.uri().path());
@@ -150,14 +134,8 @@ async fn bare_hyper(listener: tokio::net::TcpListener, args: &Args) -> anyhow::R
         std::future::ready(response)
     });
     loop {
-        let (tcp, _) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            // As axum's listener: a failed accept (out of descriptors) is tried again shortly.
-            Err(_) => {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
+        // axum's accept, as `ZeroCopyListener` takes it: a failed accept is tried again.
+        let (tcp, _) = axum::serve::Listener::accept(&mut listener).await;
         let _ = tcp.set_nodelay(true);
         let (zero_copy, threshold) = (args.zero_copy, args.threshold);
         tokio::spawn(async move {

@@ -362,26 +362,25 @@ fn geo_versus_bare(pairs: u32, seconds: u32) -> anyhow::Result<Comparison> {
         script: Some("benches/wrk/geo.lua"),
     };
     let mut contenders = Vec::new();
-    for (name, args) in [
-        ("geo-server's stack, DB embedded", &[][..]),
+    for (name, binary, args) in [
+        ("geo-server's stack, DB embedded", SERVER, &[][..]),
         (
             "geo-server's stack, DB embedded, no answer cache",
+            SERVER,
             &["--answer-cache-mib", "0"][..],
         ),
+        // The answer alone on the reference's stack: what `/geo` costs before geo-server's
+        // layers.
+        (
+            "floor: the same answer from a bare axum route (`bench-bare --geo`)",
+            BARE,
+            &["--geo"][..],
+        ),
     ] {
-        let server = start_binary(name, SERVER, args, false)?;
+        let server = start_binary(name, binary, args, false)?;
         warm(&server, load)?;
         contenders.push((server, load));
     }
-    // The answer alone on the reference's stack: what `/geo` costs before geo-server's layers.
-    let floor = start_binary(
-        "floor: the same answer from a bare axum route (`bench-bare --geo`)",
-        BARE,
-        &["--geo"],
-        false,
-    )?;
-    warm(&floor, load)?;
-    contenders.push((floor, load));
     let rows = paired(&reference, reference_load, &contenders, pairs, seconds)?;
     Ok(Comparison {
         title: format!("{GEO} against a bare handler, {CONNECTIONS} connections"),
