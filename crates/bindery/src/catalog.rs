@@ -28,8 +28,9 @@ pub struct Catalog {
     pub(crate) mode: Mode,
     pub(crate) prefix: &'static str,
     pub(crate) files: &'static [EmbeddedFile],
-    /// The folders and rules dev mode reads with, one per folder; always empty in builds
-    /// without dev mode.
+    /// The folders and rules dev mode reads with, one per folder; in builds without dev mode,
+    /// empty, or with the `overlay` feature each folder's prefix and rules (no path) for an
+    /// overlay to inherit.
     pub(crate) dev: &'static [DevSource],
     /// With `fingerprint = true`: each file's fingerprinted path, in file order; else empty.
     pub(crate) urls: &'static [&'static str],
@@ -97,10 +98,9 @@ impl Catalog {
         #[cfg(all(feature = "dev", debug_assertions))]
         if self.is_dev() {
             // Of two folders that now give one path, the first listed wins (a build refuses it).
-            return self
-                .dev
-                .iter()
-                .find_map(|source| crate::live::file(source, source.prefix, path, None));
+            return self.dev.iter().find_map(|source| {
+                crate::live::file(source, source.prefix, path, crate::live::Reading::DEV)
+            });
         }
         let files = self.files;
         self.position(path).map(|index| &files[index])
@@ -261,7 +261,8 @@ impl Catalog {
     /// assert_eq!(ASSETS.is_dev(), cfg!(all(feature = "dev", debug_assertions)));
     /// ```
     pub const fn is_dev(&self) -> bool {
-        !self.dev.is_empty()
+        // With `overlay` alone, `dev` holds the build's rules, not folders to read.
+        cfg!(all(feature = "dev", debug_assertions)) && !self.dev.is_empty()
     }
 
     /// The prefix put before every path at build time (`""` when none was asked for); for a

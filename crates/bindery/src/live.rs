@@ -10,21 +10,25 @@
 //!
 //! The catalog's API hands out `&'static` files and slices. To keep that API unchanged, each
 //! distinct version of a file (path and content) is read once and kept for the life of the
-//! process; reads that find the same length and modification time reuse it without reading the
-//! file again, and a file saved with unchanged content keeps its version. A dev session therefore
-//! holds every version of every file it served: a few megabytes for a front-end's edit loop.
-//! Release builds have none of this code.
+//! process; reads that find the same file unchanged (length, modification and change times,
+//! inode) reuse it without reading the file again, and a file whose bytes are those of a version
+//! already kept for its path gets that version back, whatever was served in between (an A, B, A
+//! flip keeps two). A dev session therefore holds every distinct version of every file it
+//! served: a few megabytes for a front-end's edit loop. An overlay bounds what it keeps
+//! ([`Keep`]): past the bound, a new version is not kept and the path answers as if the folder
+//! had no file there. Release builds without an overlay have none of this code.
 //!
 //! The folder is a jail: paths go through the catalog's key rules (no `..`, `.`, empty segments,
-//! backslashes or NUL), hidden segments are refused unless the build embeds them, and a file
-//! whose real path (symlinks resolved) is outside the folder is never read, although a build
-//! follows such links. The rules decide on the file found as well as on the key asked: a key
+//! backslashes or NUL), hidden segments are refused unless the build embeds them, and a key
 //! must be spelled exactly as the folder's entries are (`APP.JS.MAP` is not `app.js.map`, even
-//! on a case-insensitive file system, where `realpath` keeps the spelling asked), and a link
-//! inside the folder serves its target only if the rules keep the target too (stricter than a
-//! build, which judges a link by its own name). The file is then opened from the folder down,
-//! one name at a time without following any link (on Unix), and read from that descriptor: a
-//! folder swapped for a link between the check and the read opens nothing.
+//! on a case-insensitive file system, where `realpath` keeps the spelling asked). Links are
+//! read one of two ways ([`Reading::follow_links`]): dev mode, which mirrors a build, serves a
+//! link inside the folder if the rules keep its target too (stricter than a build, which judges
+//! a link by its own name and follows links out of the folder, which dev mode never does); an
+//! overlay follows no link at all, so a link there, wherever it points, is no file. Either way
+//! the file is opened from the folder down, one name at a time without following any link (on
+//! Unix), and read from that descriptor: a folder swapped for a link between the check and the
+//! read opens nothing.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -54,7 +58,8 @@ struct Folder {
 /// What a folder has handed out so far.
 #[derive(Default)]
 struct Versions {
-    seen: HashMap<String, Seen>,
+    seen: HashMap<String, PathVersions>,
+    held: Held,
     /// The last listing handed out, kept while the folder's listing stays the same (dev mode
     /// lists; an overlay only looks files up).
     #[cfg_attr(not(all(feature = "dev", debug_assertions)), allow(dead_code))]
@@ -67,18 +72,85 @@ impl Folder {
     }
 }
 
-/// The version of a file last read, and what its disk metadata was then.
-struct Seen {
-    stamp: Stamp,
+/// The versions of one path kept so far, and which was last read with what disk metadata.
+#[derive(Default)]
+struct PathVersions {
+    last: Option<(Stamp, &'static EmbeddedFile)>,
+    kept: Vec<KeptVersion>,
+}
+
+/// One version kept: what its bytes hash to and the date it carries.
+struct KeptVersion {
     hash: String,
+    modified: Option<u64>,
     file: &'static EmbeddedFile,
 }
 
-/// What tells, without reading a file, that it may have changed.
+/// What tells, without reading a file, that it may have changed: its length and times, and on
+/// Unix its inode and change time (a file renamed over another is another inode; a write, even
+/// one that sets the old modification time back, moves the change time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
+    #[cfg(unix)]
+    identity: (u64, u64, i64, i64),
+}
+
+/// How a folder is read: how long a file may be, whether a link serves its target, and how many
+/// versions are kept.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reading {
+    /// Files longer than this are not read (they do not count).
+    pub(crate) max_len: Option<u64>,
+    /// Whether a link inside the folder serves its target when the rules keep it (dev mode,
+    /// which mirrors a build), or is no file (an overlay).
+    pub(crate) follow_links: bool,
+    /// What is kept at most.
+    pub(crate) keep: Keep,
+}
+
+impl Reading {
+    /// Dev mode: any length, links inside the folder followed, every version kept.
+    #[cfg_attr(not(all(feature = "dev", debug_assertions)), allow(dead_code))]
+    pub(crate) const DEV: Reading = Reading {
+        max_len: None,
+        follow_links: true,
+        keep: Keep {
+            versions_per_path: usize::MAX,
+            bytes: u64::MAX,
+        },
+    };
+}
+
+/// The most a folder's state keeps: distinct versions of one path, and bytes of all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Keep {
+    pub(crate) versions_per_path: usize,
+    pub(crate) bytes: u64,
+}
+
+/// What a folder read at run time holds: the versions kept (each for the life of the process),
+/// their bytes, and how many new versions were refused for a bound.
+///
+/// ```
+/// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+/// let custom = tempfile::tempdir().unwrap();
+/// std::fs::write(custom.path().join("hello.txt"), "overlay").unwrap();
+/// let overlay = bindery::overlay::Overlay::new(&SITE, custom.path()).unwrap();
+/// overlay.get("hello.txt").unwrap();
+/// let held = overlay.held();
+/// assert_eq!((held.versions, held.bytes, held.refused), (1, 7, 0));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Held {
+    /// Distinct versions kept, over every path.
+    pub versions: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// New versions not kept because a bound was reached (each time one was read).
+    pub refused: u64,
 }
 
 /// The catalog key of a dev source's state: where the source lives, and the catalog's prefix
@@ -109,13 +181,13 @@ fn folder(source: &'static DevSource, prefix: &'static str) -> Arc<Folder> {
     Arc::clone(folder)
 }
 
-/// The file at `path` as it is on disk now, if the build's rules would embed it (and it is no
-/// longer than `max_len`, when given).
+/// The file at `path` as it is on disk now, if the build's rules would embed it, read as
+/// `reading` says.
 pub(crate) fn file(
     source: &'static DevSource,
     prefix: &'static str,
     path: &str,
-    max_len: Option<u64>,
+    reading: Reading,
 ) -> Option<&'static EmbeddedFile> {
     let key = lookup::normalise(path)?;
     let relative = key.strip_prefix(prefix)?;
@@ -128,13 +200,43 @@ pub(crate) fn file(
     if folder.rules.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
         return None;
     }
-    let disk = jailed(&root, &root.join(relative))?;
-    if !is_found_as_asked(&root, relative, &disk, filter) {
-        return None;
-    }
-    let inside = disk.strip_prefix(&root).ok()?;
-    current(&folder, prefix, relative, max_len, &|| {
-        open_beneath(&root, inside)
+    let inside = if reading.follow_links {
+        let disk = jailed(&root, &root.join(relative))?;
+        if !is_found_as_asked(&root, relative, &disk, filter) {
+            return None;
+        }
+        disk.strip_prefix(&root).ok()?.to_path_buf()
+    } else {
+        // No link followed: the key itself is opened name by name, each refused if a link.
+        if !is_spelled_as_listed(&root, relative) || !is_link_free(&root, relative) {
+            return None;
+        }
+        PathBuf::from(relative)
+    };
+    current(&folder, prefix, relative, reading, &|| {
+        open_beneath(&root, &inside)
+    })
+}
+
+/// What the folder's state holds now (nothing when it was never read).
+#[cfg(feature = "overlay")]
+pub(crate) fn held(source: &'static DevSource, prefix: &'static str) -> Held {
+    folder(source, prefix).versions().held
+}
+
+/// Whether no segment of `relative` is a link. On Unix [`open_beneath`] refuses links by
+/// itself; elsewhere this checks each segment before the open (a window remains there).
+#[cfg(unix)]
+fn is_link_free(_root: &Path, _relative: &str) -> bool {
+    true
+}
+
+#[cfg(not(unix))]
+fn is_link_free(root: &Path, relative: &str) -> bool {
+    let mut path = root.to_path_buf();
+    relative.split('/').all(|segment| {
+        path.push(segment);
+        std::fs::symlink_metadata(&path).is_ok_and(|metadata| !metadata.file_type().is_symlink())
     })
 }
 
@@ -211,7 +313,7 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
         let Some(inside) = disk.strip_prefix(&root).ok() else {
             continue;
         };
-        if let Some(file) = current(&folder, prefix, &found.relative, None, &|| {
+        if let Some(file) = current(&folder, prefix, &found.relative, Reading::DEV, &|| {
             open_beneath(&root, inside)
         }) {
             listing.push(*file);
@@ -266,36 +368,37 @@ fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
 /// How many times a file that changed while it was read is read again before giving up.
 const READ_ATTEMPTS: usize = 3;
 
-/// The current version of one file, read from a descriptor `open` gives: the one seen before
-/// when its length and modification time are unchanged (or its content is), else a new one.
-/// A file that changed while it was read (another length or time after the read than before,
-/// or fewer or more bytes than its length) is opened and read again, a few times; then
-/// `None`, never bytes that were no version of the file. A file longer than `max_len` is not
-/// read.
+/// The current version of one file, read from a descriptor `open` gives: the one read last
+/// when the file is unchanged ([`Stamp`]), the one kept before when its content is, else a
+/// new one, if the bounds allow it. A file that changed while it was read (another stamp after
+/// the read than before, or fewer or more bytes than its length) is opened and read again, a
+/// few times; then `None`, never bytes that were no version of the file. A file longer than
+/// `reading.max_len` is not read.
 fn current(
     folder: &Folder,
     prefix: &str,
     relative: &str,
-    max_len: Option<u64>,
+    reading: Reading,
     open: &dyn Fn() -> Option<std::fs::File>,
 ) -> Option<&'static EmbeddedFile> {
     for _ in 0..READ_ATTEMPTS {
         let opened = open()?;
         let stamp = stamp_of(&opened)?;
-        if max_len.is_some_and(|max| stamp.len > max) {
+        if reading.max_len.is_some_and(|max| stamp.len > max) {
             return None;
         }
         let known = folder
             .versions()
             .seen
             .get(relative)
-            .filter(|known| known.stamp == stamp)
-            .map(|known| known.file);
+            .and_then(|versions| versions.last)
+            .filter(|(seen, _)| *seen == stamp)
+            .map(|(_, file)| file);
         if known.is_some() {
             return known;
         }
         if let Some(bytes) = read_whole(opened, stamp) {
-            return Some(remember(folder, prefix, relative, stamp, bytes));
+            return remember(folder, prefix, relative, stamp, bytes, reading.keep);
         }
     }
     None
@@ -304,9 +407,21 @@ fn current(
 /// What a descriptor's metadata says now, if it is a regular file.
 fn stamp_of(opened: &std::fs::File) -> Option<Stamp> {
     let metadata = opened.metadata().ok()?;
+    #[cfg(unix)]
+    let identity = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            metadata.dev(),
+            metadata.ino(),
+            metadata.ctime(),
+            metadata.ctime_nsec(),
+        )
+    };
     metadata.is_file().then(|| Stamp {
         len: metadata.len(),
         modified: metadata.modified().ok(),
+        #[cfg(unix)]
+        identity,
     })
 }
 
@@ -324,16 +439,18 @@ fn read_whole(mut opened: std::fs::File, stamp: Stamp) -> Option<Vec<u8>> {
     (bytes.len() == len && stamp_of(&opened) == Some(stamp)).then_some(bytes)
 }
 
-/// The version `bytes` make, the one seen before when its content and date are the same.
-/// Hashed before the lock is taken: two requests that read one new version at once both
-/// hash it, and the second finds the first's version and hands that out.
+/// The version `bytes` make: one kept before for this path when its content and date are the
+/// same, else a new one, kept if `keep` allows (else `None`, counted as refused). Hashed
+/// before the lock is taken: two requests that read one new version at once both hash it, and
+/// the second finds the first's version and hands that out.
 fn remember(
     folder: &Folder,
     prefix: &str,
     relative: &str,
     stamp: Stamp,
     bytes: Vec<u8>,
-) -> &'static EmbeddedFile {
+    keep: Keep,
+) -> Option<&'static EmbeddedFile> {
     let rules = &folder.rules;
     let digests = describe::digests(&bytes, rules.integrity);
     let hash = digests.hash.clone();
@@ -344,18 +461,31 @@ fn remember(
             .map(|since| since.as_secs())
     });
     let mut versions = folder.versions();
-    if let Some(known) = versions.seen.get_mut(relative)
-        && known.hash == hash
-        && known.file.__info.modified == modified
+    let Versions { seen, held, .. } = &mut *versions;
+    let path = seen.entry(relative.to_owned()).or_default();
+    if let Some(known) = path
+        .kept
+        .iter()
+        .find(|known| known.hash == hash && known.modified == modified)
     {
-        known.stamp = stamp;
-        return known.file;
+        path.last = Some((stamp, known.file));
+        return Some(known.file);
+    }
+    let len = bytes.len() as u64;
+    if path.kept.len() >= keep.versions_per_path || held.bytes.saturating_add(len) > keep.bytes {
+        held.refused += 1;
+        return None;
     }
     let file = version(prefix, relative, bytes, digests, modified);
-    versions
-        .seen
-        .insert(relative.to_owned(), Seen { stamp, hash, file });
-    file
+    path.kept.push(KeptVersion {
+        hash,
+        modified,
+        file,
+    });
+    path.last = Some((stamp, file));
+    held.versions += 1;
+    held.bytes += len;
+    Some(file)
 }
 
 /// A new version of a file, kept for the life of the process (see the module docs).

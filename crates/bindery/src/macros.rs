@@ -17,8 +17,25 @@ macro_rules! __bindery_dev {
     };
 }
 
-/// A catalog's dev sources: always none without the `dev` feature or in a release build.
-#[cfg(not(all(feature = "dev", debug_assertions)))]
+/// A catalog's build rules without its folders, for an overlay to inherit (`overlay` feature,
+/// no dev mode): each folder's prefix and rules, its path dropped (`root` is empty, and a
+/// catalog is in dev mode only in builds with the `dev` feature and debug assertions).
+#[cfg(all(feature = "overlay", not(all(feature = "dev", debug_assertions))))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_dev {
+    ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
+        &[$($crate::__private_v6::DevSource {
+            root: "",
+            prefix: $prefix,
+            rules: $rules,
+        }),*]
+    };
+}
+
+/// A catalog's dev sources: none without the `dev` feature or in a release build (and no
+/// rules either without the `overlay` feature).
+#[cfg(not(any(feature = "overlay", all(feature = "dev", debug_assertions))))]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {

@@ -13,13 +13,23 @@
 //! assert_eq!(overlay.get("app.js"), SITE.get("app.js")); // not overridden: embedded
 //! ```
 //!
-//! The folder is read as dev mode reads its folder, by the same code: a key goes through the
-//! catalog's key rules (no `..`, `.`, empty segments, backslashes, NUL); the overlay's rules
-//! (`include`, `exclude`, `hidden`, `gitignore`: bindery-core's filter, as a build applies
-//! them) decide which files count; a file must be spelled as its folder lists it; it is opened
-//! from the folder down following no link, so nothing outside the folder is ever read; a file
-//! longer than [`max_file_size`](Overlay::max_file_size) is not read. ETags, media types and
-//! integrity strings come from the bytes read. A file that changes while it is read is read
+//! The folder is read with the **build's own rules** by default: the catalog carries them (the
+//! `include`, `exclude`, `hidden`, `gitignore` and `siblings` of each of its folders, never a
+//! path), so a file a build leaves out (`exclude = ["*.map"]`, a `.env`) is left out of the
+//! overlay too; [`include`](Overlay::include), [`exclude`](Overlay::exclude),
+//! [`hidden`](Overlay::hidden) and [`gitignore`](Overlay::gitignore) replace one of them. A
+//! catalog of several folders reads each key with the rules of the folder whose prefix it falls
+//! under, from the matching sub-folder of the overlay. A catalog whose rules are not in the
+//! binary (a generated module made without `--dev`, a folder outside the crate) is read with
+//! the default rules (every file whose name does not start with `.`).
+//!
+//! The folder is read by dev mode's code: a key goes through the catalog's key rules (no `..`,
+//! `.`, empty segments, backslashes, NUL); the rules (bindery-core's filter, as a build applies
+//! them) decide which files count; a file must be spelled as its folder lists it; **no link is
+//! followed**: each name of the key is opened from the folder down with `O_NOFOLLOW`, so a link
+//! in the folder, wherever it points (inside or out), is no file there and the catalog answers;
+//! a file longer than [`max_file_size`](Overlay::max_file_size) is not read. ETags, media types
+//! and integrity strings come from the bytes read. A file that changes while it is read is read
 //! again (a few times, then treated as absent): an answer is always bytes the file held, whole,
 //! while the read lasted, under the ETag of those bytes. Replace overlay files by rename (write
 //! a temporary beside it, then `mv`): a file rewritten in place passes through its truncation
@@ -27,16 +37,25 @@
 //!
 //! Overlay files are served as identity (no precompressed variants) with `no-cache`. Each
 //! distinct version of an overlay file read stays in memory for the life of the process (the
-//! catalog API hands out `&'static` files): an overlay suits files that change now and then,
-//! not a folder rewritten all day.
+//! catalog API hands out `&'static` files), kept by content: a version whose bytes were read
+//! before for the same path is that version again, whatever came between (flipping a file
+//! between two contents holds two). What is kept is bounded:
+//! [`max_versions`](Overlay::max_versions) per path (default [`DEFAULT_MAX_VERSIONS`]) and
+//! [`max_held`](Overlay::max_held) bytes in all (default [`DEFAULT_MAX_HELD`]). Past a bound a
+//! new version is not kept, and its path answers as if the folder had no file there (the
+//! catalog's file, or a miss) until the process restarts; [`held`](Overlay::held) counts what
+//! is kept and what was refused. An overlay suits files that change now and then, not a folder
+//! rewritten all day.
 
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use bindery_core::rules::Rules;
+use bindery_core::rules::{Modified, Rules};
 
 use crate::layout::DevSource;
+pub use crate::live::Held;
+use crate::live::{Keep, Reading};
 use crate::{Catalog, EmbeddedFile, Error};
 
 /// Whether the folder's files win over the embedded ones, or only fill in what the catalog
@@ -53,20 +72,40 @@ pub enum Order {
 /// The longest overlay file read, unless [`Overlay::max_file_size`] says otherwise: 64 MiB.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 << 20;
 
+/// How many distinct versions of one path are kept, unless [`Overlay::max_versions`] says
+/// otherwise: 16.
+pub const DEFAULT_MAX_VERSIONS: usize = 16;
+
+/// How many bytes of versions are kept in all, unless [`Overlay::max_held`] says otherwise:
+/// 256 MiB.
+pub const DEFAULT_MAX_HELD: u64 = 256 << 20;
+
 /// A folder laid over a catalog. Cheap to clone; clones share what was read.
 #[derive(Debug, Clone)]
 pub struct Overlay {
     catalog: &'static Catalog,
     root: String,
-    rules: Rules,
+    /// Each folder of the catalog: its prefix in the catalog, and the rules its keys are read
+    /// with (the build's, unless a setter changed them).
+    folders: Vec<(&'static str, Rules)>,
     order: Order,
     max_file_size: u64,
-    source: std::sync::Arc<OnceLock<&'static DevSource>>,
+    keep: Keep,
+    sources: std::sync::Arc<OnceLock<Vec<&'static DevSource>>>,
 }
 
 impl Overlay {
-    /// The folder `folder` over `catalog`, the folder first, with the default rules (every
-    /// file whose name does not start with `.`). Fails when the folder is not one.
+    /// The folder `folder` over `catalog`, the folder first, read with the catalog's build
+    /// rules (see the [module docs](self)). Fails when the folder is not one.
+    ///
+    /// ```
+    /// // Built with `exclude`: the overlay leaves the same files out.
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", exclude = ["*.map"]);
+    /// let custom = tempfile::tempdir().unwrap();
+    /// std::fs::write(custom.path().join("app.js.map"), "{}").unwrap();
+    /// let overlay = bindery::overlay::Overlay::new(&SITE, custom.path()).unwrap();
+    /// assert!(overlay.get("app.js.map").is_none());
+    /// ```
     ///
     /// ```
     /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
@@ -94,10 +133,14 @@ impl Overlay {
         Ok(Overlay {
             catalog,
             root,
-            rules: Rules::default(),
+            folders: build_rules(catalog),
             order: Order::First,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
-            source: Default::default(),
+            keep: Keep {
+                versions_per_path: DEFAULT_MAX_VERSIONS,
+                bytes: DEFAULT_MAX_HELD,
+            },
+            sources: Default::default(),
         })
     }
 
@@ -107,13 +150,15 @@ impl Overlay {
         self
     }
 
-    /// Only files matching one of these globs count (none: every file).
-    pub fn include(mut self, globs: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.rules.include = globs.into_iter().map(Into::into).collect();
-        self.reset()
+    /// Only files matching one of these globs count (none: every file); replaces the build's
+    /// `include`.
+    pub fn include(self, globs: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let globs: Vec<String> = globs.into_iter().map(Into::into).collect();
+        self.with_rules(|rules| rules.include.clone_from(&globs))
     }
 
-    /// Files matching one of these globs never count; exclude wins over include.
+    /// Files matching one of these globs never count; exclude wins over include. Replaces the
+    /// build's `exclude`: `.exclude(Vec::<String>::new())` serves what the build left out.
     ///
     /// ```
     /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
@@ -122,21 +167,20 @@ impl Overlay {
     /// let overlay = bindery::overlay::Overlay::new(&SITE, custom.path()).unwrap().exclude(["*.txt"]);
     /// assert_eq!(overlay.get("hello.txt"), SITE.get("hello.txt"));
     /// ```
-    pub fn exclude(mut self, globs: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.rules.exclude = globs.into_iter().map(Into::into).collect();
-        self.reset()
+    pub fn exclude(self, globs: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let globs: Vec<String> = globs.into_iter().map(Into::into).collect();
+        self.with_rules(|rules| rules.exclude.clone_from(&globs))
     }
 
-    /// Whether names starting with `.` count (default `false`, as in a build).
-    pub fn hidden(mut self, hidden: bool) -> Self {
-        self.rules.hidden = hidden;
-        self.reset()
+    /// Whether names starting with `.` count (the build's `hidden` unless set).
+    pub fn hidden(self, hidden: bool) -> Self {
+        self.with_rules(|rules| rules.hidden = hidden)
     }
 
-    /// Whether the folder's `.gitignore` and `.ignore` files are honoured (default `false`).
-    pub fn gitignore(mut self, gitignore: bool) -> Self {
-        self.rules.gitignore = gitignore;
-        self.reset()
+    /// Whether the folder's `.gitignore` and `.ignore` files are honoured (the build's
+    /// `gitignore` unless set).
+    pub fn gitignore(self, gitignore: bool) -> Self {
+        self.with_rules(|rules| rules.gitignore = gitignore)
     }
 
     /// Files longer than this are not read (they do not count); default
@@ -146,8 +190,52 @@ impl Overlay {
         self
     }
 
-    fn reset(mut self) -> Self {
-        self.source = Default::default();
+    /// How many distinct versions of one path are kept at most (default
+    /// [`DEFAULT_MAX_VERSIONS`]); past it, a new version of that path is not served.
+    ///
+    /// ```
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let custom = tempfile::tempdir().unwrap();
+    /// let overlay = bindery::overlay::Overlay::new(&SITE, custom.path()).unwrap().max_versions(1);
+    /// std::fs::write(custom.path().join("new.txt"), "one").unwrap();
+    /// assert_eq!(&overlay.get("new.txt").unwrap()[..], b"one");
+    /// std::fs::write(custom.path().join("new.txt"), "two").unwrap();
+    /// assert!(overlay.get("new.txt").is_none()); // a second version: refused
+    /// assert_eq!(overlay.held().refused, 1);
+    /// ```
+    pub fn max_versions(mut self, versions: usize) -> Self {
+        self.keep.versions_per_path = versions;
+        self
+    }
+
+    /// How many bytes of versions are kept at most, over every path (default
+    /// [`DEFAULT_MAX_HELD`]); past it, a new version is not served.
+    pub fn max_held(mut self, bytes: u64) -> Self {
+        self.keep.bytes = bytes;
+        self
+    }
+
+    /// What is kept now, and how many new versions a bound refused.
+    pub fn held(&self) -> Held {
+        let Some(sources) = self.sources.get() else {
+            return Held::default();
+        };
+        sources.iter().fold(Held::default(), |mut all, source| {
+            let one = crate::live::held(source, source.prefix);
+            all.versions += one.versions;
+            all.bytes += one.bytes;
+            all.refused += one.refused;
+            all
+        })
+    }
+
+    /// The rules with `change` made to each folder's; what was read under the old ones is
+    /// not reused.
+    fn with_rules(mut self, change: impl Fn(&mut Rules)) -> Self {
+        for (_, rules) in &mut self.folders {
+            change(rules);
+        }
+        self.sources = Default::default();
         self
     }
 
@@ -164,20 +252,37 @@ impl Overlay {
     /// The folder's file at `path` (a catalog key, the catalog's prefix included), as it is
     /// now, whichever the order; `None` when the folder has none that counts.
     pub fn on_disk(&self, path: &str) -> Option<&'static EmbeddedFile> {
-        let source = *self.source.get_or_init(|| {
-            // Made once per set of rules: the state of what was read is keyed by it.
-            Box::leak(Box::new(DevSource {
-                root: String::leak(self.root.clone()),
-                prefix: self.catalog.prefix(),
-                rules: String::leak(self.rules.to_text()),
-            }))
-        });
-        crate::live::file(
-            source,
-            self.catalog.prefix(),
-            path,
-            Some(self.max_file_size),
-        )
+        let sources = self.sources.get_or_init(|| self.sources());
+        let key = crate::lookup::normalise(path)?;
+        // The folder whose prefix the key falls under; the longest, when prefixes nest.
+        let source = sources
+            .iter()
+            .filter(|source| key.starts_with(source.prefix))
+            .max_by_key(|source| source.prefix.len())?;
+        let reading = Reading {
+            max_len: Some(self.max_file_size),
+            follow_links: false,
+            keep: self.keep,
+        };
+        crate::live::file(source, source.prefix, key, reading)
+    }
+
+    /// One source per folder, made once per set of rules (the state of what was read is keyed
+    /// by it): the overlay's sub-folder for that folder's prefix, its rules.
+    fn sources(&self) -> Vec<&'static DevSource> {
+        let base = self.catalog.prefix();
+        self.folders
+            .iter()
+            .map(|(prefix, rules)| {
+                let below = prefix.strip_prefix(base).unwrap_or_default();
+                let root = Path::new(&self.root).join(below);
+                &*Box::leak(Box::new(DevSource {
+                    root: String::leak(root.to_string_lossy().into_owned()),
+                    prefix,
+                    rules: String::leak(rules.to_text()),
+                }))
+            })
+            .collect()
     }
 
     /// The file at `path`: the folder's or the catalog's, by [`Order`].
@@ -192,4 +297,25 @@ impl Overlay {
     pub fn get(&self, path: &str) -> Option<Cow<'static, [u8]>> {
         self.file(path)?.contents().ok()
     }
+}
+
+/// The rules of each of the catalog's folders, as the build made them; the default rules over
+/// the catalog's prefix when the binary does not carry them. A date the build gave every file
+/// (`modified = "source-date-epoch"`) is no overlay file's: those carry their own time.
+fn build_rules(catalog: &'static Catalog) -> Vec<(&'static str, Rules)> {
+    let mut folders: Vec<(&'static str, Rules)> = catalog
+        .dev
+        .iter()
+        .filter_map(|source| Some((source.prefix, Rules::parse(source.rules).ok()?)))
+        .collect();
+    if folders.is_empty() {
+        folders.push((catalog.prefix(), Rules::default()));
+    }
+    for (_, rules) in &mut folders {
+        if rules.modified == Modified::SourceDateEpoch {
+            rules.modified = Modified::Files;
+            rules.date = None;
+        }
+    }
+    folders
 }

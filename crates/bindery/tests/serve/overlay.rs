@@ -216,3 +216,166 @@ async fn files_from_the_folder_get_the_per_path_headers_of_their_path() {
         assert_eq!(reply.header("access-control-allow-origin"), "*", "{path}");
     }
 }
+
+/// The fixtures as a build that leaves out source maps, everything under `deep/` and hidden
+/// files; and a second folder under `spa/` that leaves out stylesheets.
+static EXCLUDING: bindery::Catalog = bindery::embed!(
+    "../../assets/fixtures",
+    exclude = ["*.map", "deep/**"],
+    folder("../../assets/spa", prefix = "spa", exclude = ["*.css"])
+);
+
+#[tokio::test]
+async fn files_the_build_leaves_out_are_left_out_of_the_overlay_unless_widened() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |path: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, "OVERLAY").expect("write");
+    };
+    for path in [
+        "app.js.map",
+        "deep/x.txt",
+        ".env",
+        "spa/theme.css",
+        "spa/new.js",
+        "new.css",
+    ] {
+        write(path);
+    }
+    let service = service(Overlay::new(&EXCLUDING, dir.path()).expect("folder"));
+    for (target, status) in [
+        ("/app.js.map", StatusCode::NOT_FOUND),
+        ("/deep/x.txt", StatusCode::NOT_FOUND),
+        ("/.env", StatusCode::NOT_FOUND),
+        ("/spa/theme.css", StatusCode::NOT_FOUND),
+        // Each folder's own rules: `*.css` is left out of `spa/` only.
+        ("/new.css", StatusCode::OK),
+        ("/spa/new.js", StatusCode::OK),
+    ] {
+        let reply = get(&service, target, &[]).await;
+        assert_eq!(reply.status, status, "{target}");
+        assert_eq!(
+            reply.body == b"OVERLAY"[..],
+            status == StatusCode::OK,
+            "{target}"
+        );
+    }
+    // A setter replaces the build's rule: no exclusions at all now.
+    let widened = Overlay::new(&EXCLUDING, dir.path())
+        .expect("folder")
+        .exclude(Vec::<String>::new());
+    let service = service_of(&EXCLUDING, widened);
+    for target in ["/app.js.map", "/deep/x.txt", "/spa/theme.css"] {
+        assert_eq!(
+            get(&service, target, &[]).await.body,
+            &b"OVERLAY"[..],
+            "{target}"
+        );
+    }
+    assert_eq!(
+        get(&service, "/.env", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+fn service_of(catalog: &'static bindery::Catalog, overlay: Overlay) -> ServeCatalog {
+    ServeCatalog::builder(catalog)
+        .overlay(overlay)
+        .build()
+        .expect("a valid setup")
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn no_link_in_the_overlay_is_followed_even_to_a_file_inside_it() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path();
+    std::fs::create_dir_all(folder.join("sub")).expect("mkdir");
+    std::fs::write(folder.join("sub/real.txt"), "LINKED").expect("write");
+    std::fs::write(folder.join("style.css"), "served").expect("write");
+    symlink("sub/real.txt", folder.join("hello.txt")).expect("relative link");
+    symlink(folder.join("sub/real.txt"), folder.join("app.js")).expect("absolute link");
+    symlink("sub/../sub/real.txt", folder.join("index.html")).expect("link through ..");
+    symlink("sub", folder.join("images")).expect("link to a folder");
+    std::fs::write(folder.join("sub/logo.svg"), "LINKED").expect("write");
+    let service = service(Overlay::new(&STATIC, folder).expect("folder"));
+    // A plain file is served; every link, wherever it points, is no file: the catalog answers.
+    assert_eq!(get(&service, "/style.css", &[]).await.body, &b"served"[..]);
+    assert_eq!(
+        get(&service, "/sub/real.txt", &[]).await.body,
+        &b"LINKED"[..]
+    );
+    for path in ["hello.txt", "app.js", "index.html", "images/logo.svg"] {
+        let reply = get(&service, &format!("/{path}"), &[]).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert_eq!(reply.body, on_disk(path), "{path}: the embedded file");
+    }
+}
+
+/// Replaces `path` by rename with `bytes`, as docs/serving.md says to.
+fn replace(path: &std::path::Path, bytes: &[u8]) {
+    let staged = path.with_extension("staged");
+    std::fs::write(&staged, bytes).expect("write");
+    std::fs::rename(&staged, path).expect("rename");
+}
+
+#[tokio::test]
+async fn flipping_a_file_between_two_contents_keeps_two_versions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("theme.bin");
+    let versions = [vec![b'a'; 64 << 10], vec![b'b'; 48 << 10]];
+    let overlay = Overlay::new(&STATIC, dir.path()).expect("folder");
+    let service = service(overlay.clone());
+    let mut etags = std::collections::BTreeSet::new();
+    for round in 0..40 {
+        let version = &versions[round % 2];
+        replace(&path, version);
+        let reply = get(&service, "/theme.bin", &[]).await;
+        assert_eq!(reply.body, version[..], "round {round}");
+        etags.insert(reply.header("etag").to_owned());
+    }
+    assert_eq!(etags.len(), 2);
+    let held = overlay.held();
+    assert_eq!((held.versions, held.bytes, held.refused), (2, 112 << 10, 0));
+}
+
+#[tokio::test]
+async fn past_a_bound_a_new_version_is_refused_and_the_catalog_answers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hello.txt");
+    let overlay = Overlay::new(&STATIC, dir.path())
+        .expect("folder")
+        .max_versions(3);
+    let service = service(overlay.clone());
+    for version in 0..3 {
+        replace(&path, format!("version {version}").as_bytes());
+        let reply = get(&service, "/hello.txt", &[]).await;
+        assert_eq!(reply.body, format!("version {version}").as_bytes());
+    }
+    replace(&path, b"version 3");
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.body,
+        on_disk("hello.txt"),
+        "a fourth version is not kept: the embedded file answers"
+    );
+    // A version already kept is still served when the file holds it again.
+    replace(&path, b"version 1");
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.body,
+        &b"version 1"[..]
+    );
+    let held = overlay.held();
+    assert_eq!((held.versions, held.refused), (3, 1));
+
+    // The byte bound counts every path.
+    let small = Overlay::new(&STATIC, dir.path())
+        .expect("folder")
+        .max_held(12);
+    std::fs::write(dir.path().join("a.txt"), "0123456789").expect("write");
+    std::fs::write(dir.path().join("b.txt"), "0123456789").expect("write");
+    assert!(small.get("a.txt").is_some());
+    assert!(small.get("b.txt").is_none(), "20 bytes held would pass 12");
+    assert_eq!(small.held().bytes, 10);
+}
