@@ -72,7 +72,18 @@ pub(crate) fn dcz(
     let mut staged = cache.stage(FOLDER)?;
     std::io::Write::write_all(&mut staged, &blob)
         .map_err(|error| Error::write(cache.root().join(FOLDER), error))?;
-    staged.commit(cache, &name, None).map(Some)
+    // Dated as its sources, as every other blob made from a source: stamped with the time it was
+    // written (during the compile that includes it), it would look newer than that compile to
+    // cargo and rebuild the crate once more on the next `cargo build`.
+    let newest = [&target.source, &dictionary.source]
+        .iter()
+        .filter_map(|path| {
+            std::fs::metadata(path)
+                .and_then(|meta| meta.modified())
+                .ok()
+        })
+        .max();
+    staged.commit(cache, &name, newest).map(Some)
 }
 
 /// The file's bytes, refused when they no longer have the build's hash.

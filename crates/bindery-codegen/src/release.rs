@@ -14,6 +14,9 @@ use crate::{Error, Manifest};
 
 /// The record's file name in each release folder.
 pub const RECORD: &str = "bindery-release.json";
+/// The file beside the release folders that [`save`] rewrites whenever it changes them, and
+/// that a build names to cargo: a release saved under an unchanged crate rebuilds it.
+pub const INDEX: &str = "bindery-releases.json";
 /// The format of the record this crate writes and reads.
 const FORMAT: u32 = 1;
 /// How many releases a build keeps unless told otherwise.
@@ -113,6 +116,54 @@ pub fn read(dir: &Path, keep: u64) -> Result<Vec<Release>, Error> {
         .into_iter()
         .map(|number| one(&dir.join(number.to_string()), number))
         .collect()
+}
+
+/// The index of `dir` ([`INDEX`]: the numbers of the releases there, newest first), for a
+/// build to name to cargo so that the next release saved there rebuilds the crate. Written
+/// when it is missing (the folder too, when there is none yet, so that the first release is
+/// noticed as well); `None` when it cannot be (a read-only source tree), and the build then
+/// depends on the records it read only.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let releases = dir.path().join("releases");
+/// let index = bindery_codegen::release::index(&releases).unwrap();
+/// assert_eq!(index, releases.join("bindery-releases.json"));
+/// assert!(bindery_codegen::release::read(&releases, 3).unwrap().is_empty());
+/// ```
+pub fn index(dir: &Path) -> Option<PathBuf> {
+    let index = dir.join(INDEX);
+    if std::fs::symlink_metadata(&index).is_ok_and(|metadata| metadata.is_file()) {
+        return Some(index);
+    }
+    std::fs::create_dir_all(dir).ok()?;
+    let numbers: Vec<u64> = read(dir, u64::MAX)
+        .ok()?
+        .iter()
+        .map(|release| release.number)
+        .collect();
+    write_index(dir, &numbers).ok()?;
+    // Written during the compile that names it, it would look newer than that compile to cargo
+    // and rebuild the crate once more; dated long ago, the first `save` after it is newer.
+    std::fs::File::options()
+        .write(true)
+        .open(&index)
+        .and_then(|file| file.set_modified(std::time::UNIX_EPOCH))
+        .ok()?;
+    Some(index)
+}
+
+/// Writes [`INDEX`] by rename, so that a build never reads half of it.
+fn write_index(dir: &Path, numbers: &[u64]) -> Result<(), Error> {
+    let index = dir.join(INDEX);
+    let text = serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers }).to_string();
+    let staging = dir.join(format!(".{INDEX}.{}", std::process::id()));
+    std::fs::write(&staging, text + "\n")
+        .and_then(|()| std::fs::rename(&staging, &index))
+        .map_err(|error| {
+            let _ = std::fs::remove_file(&staging);
+            Error::write(&index, error)
+        })
 }
 
 /// One release folder, its record checked against it.
@@ -294,12 +345,16 @@ pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error>
                 .zip(&files)
                 .all(|(kept, (path, entry))| kept.path == *path && kept.sha256 == entry.sha256);
         if same {
+            let removed = prune(&existing, keep)?;
+            if !removed.is_empty() || !into.join(INDEX).is_file() {
+                write_index(into, &kept_numbers(&existing, keep))?;
+            }
             return Ok(Saved {
                 number: newest.number,
                 folder: newest.folder.clone(),
                 files: files.len(),
                 wrote: false,
-                removed: prune(&existing, keep)?,
+                removed,
             });
         }
     }
@@ -319,13 +374,25 @@ pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error>
         files: Vec::new(),
     }];
     all.extend(existing);
+    let removed = prune(&all, keep)?;
+    // Last: a build that runs now sees the new folder, and the next one is told of it.
+    write_index(into, &kept_numbers(&all, keep))?;
     Ok(Saved {
         number,
         folder,
         files: files.len(),
         wrote: true,
-        removed: prune(&all, keep)?,
+        removed,
     })
+}
+
+/// The numbers of the newest `keep` of `all` (newest first): what is left after [`prune`].
+fn kept_numbers(all: &[Release], keep: u64) -> Vec<u64> {
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    all.iter()
+        .take(keep)
+        .map(|release| release.number)
+        .collect()
 }
 
 /// Writes the files and the record into `staging`.

@@ -168,3 +168,119 @@ fn a_release_saved_by_the_generator_is_served_alike_by_both_doors_with_its_delta
     // The two bundles, the lazy chunk, the page (the manifest is hidden).
     assert_eq!(stdout(&run).trim(), "4 files agree");
 }
+
+/// A crate that embeds `dist` with the releases kept beside it and prints what it holds.
+const KEPT_MAIN: &str = r#"
+static SITE: bindery::Catalog = bindery::embed!(
+    "dist",
+    manifest = "vite",
+    releases = "releases",
+    dictionaries = true,
+    precompress = ["zstd"]
+);
+
+fn main() {
+    println!("kept {:?}", SITE.kept());
+}
+"#;
+
+/// Whether cargo's output says it compiled the crate `name`.
+fn compiled(output: &std::process::Output, name: &str) -> bool {
+    stderr(output).contains(&format!("Compiling {name} "))
+}
+
+#[test]
+fn a_release_saved_under_an_unchanged_crate_rebuilds_it_and_a_new_delta_rebuilds_once() {
+    if !bindery_test_support::slow_test(
+        "bindery-cli",
+        "a_release_saved_under_an_unchanged_crate_rebuilds_it_and_a_new_delta_rebuilds_once",
+        "builds a throwaway crate several times",
+    ) {
+        return;
+    }
+    let name = "release_rebuilds";
+    let project = Project::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    project.write(
+        "Cargo.toml",
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"zstd\"] }}\n",
+            crate_path("bindery")
+        ),
+    );
+    project.write("src/main.rs", KEPT_MAIN);
+    // Bundles no earlier run made: their deltas are not in the shared cache yet.
+    let nonce = format!(
+        "// run {:?} {}\n",
+        std::time::SystemTime::now(),
+        std::process::id()
+    );
+    let write_unique = |project: &Project, version: u32, app_name: &str| {
+        write_release(project, version, app_name);
+        project.write(
+            &format!("dist/assets/{app_name}"),
+            format!("{}{nonce}", bundle(version)),
+        );
+    };
+    let run = |expected: &str| {
+        let output = project
+            .cargo(&["run", "--quiet"])
+            .output()
+            .expect("cargo runs");
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(stdout(&output).trim(), expected);
+    };
+    let build = || {
+        let output = project.cargo(&["build"]).output().expect("cargo runs");
+        assert!(output.status.success(), "{}", stderr(&output));
+        output
+    };
+    write_unique(&project, 2, "app-N3w22222.js");
+    assert!(compiled(&build(), name));
+    // The build wrote the releases' index it names to cargo: that alone rebuilds nothing.
+    let again = build();
+    assert!(
+        !compiled(&again, name),
+        "compiled again: {}",
+        stderr(&again)
+    );
+    run("kept []");
+
+    // A release saved from another build (an older deploy's output), the crate untouched.
+    let older = Project::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+    write_unique(&older, 1, "app-0ld11111.js");
+    let saved = std::process::Command::new(BINDERY)
+        .args(["release"])
+        .arg(older.path().join("dist"))
+        .arg("--into")
+        .arg(project.path().join("releases"))
+        .args(["--manifest", "vite"])
+        .output()
+        .expect("bindery runs");
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    let after_save = build();
+    assert!(
+        compiled(&after_save, name),
+        "the saved release rebuilds: {}",
+        stderr(&after_save)
+    );
+    run("kept [\"assets/app-0ld11111.js\"]");
+    // That build made a delta (the new bundle against the kept one): nothing is left to do.
+    let again = build();
+    assert!(
+        !compiled(&again, name),
+        "compiled again: {}",
+        stderr(&again)
+    );
+
+    // An edit makes another delta: one build, then none.
+    write_unique(&project, 3, "app-Thr33333.js");
+    assert!(compiled(&build(), name));
+    let again = build();
+    assert!(
+        !compiled(&again, name),
+        "compiled again after an edit: {}",
+        stderr(&again)
+    );
+    run("kept [\"assets/app-0ld11111.js\"]");
+}

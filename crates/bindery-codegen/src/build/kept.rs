@@ -29,6 +29,10 @@ pub(super) fn merge(
         Some(crate_dir) => crate_dir.join(folder),
         None => folder.clone(),
     };
+    // Named to cargo whatever else the crate depends on: the next release saved rebuilds.
+    if let Some(index) = release::index(&dir) {
+        manifest.release_records.push(index);
+    }
     let releases = release::read(&dir, options.keep_releases)?;
     guard_size(options, files, &releases)?;
     let mut taken: HashMap<String, [u8; 32]> = HashMap::new();

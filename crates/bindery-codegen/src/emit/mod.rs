@@ -270,10 +270,18 @@ impl<'a> PackLayout<'a> {
 /// snapshots), so that cargo rebuilds the crate when one changes; without a build script
 /// tracking the folder, only `include_bytes!` tells cargo which files a crate depends on. Absolute
 /// paths: one builtin macro per file. Neither the paths nor the bytes reach the binary.
+///
+/// The kept releases' records and their index are named even when a build script tracks the
+/// folder (`name_sources` false): that script watches the folder, not the releases.
 fn source_tracking(manifest: &Manifest) -> String {
     let mut text = String::from("#[allow(dead_code)] fn __bindery_track() { ");
     let empty = text.len();
-    for (index, entry) in manifest.entries.iter().enumerate() {
+    let sources = if manifest.name_sources {
+        manifest.entries.as_slice()
+    } else {
+        &[]
+    };
+    for (index, entry) in sources.iter().enumerate() {
         let is_packed = manifest
             .pack
             .as_ref()
@@ -284,7 +292,7 @@ fn source_tracking(manifest: &Manifest) -> String {
             text.push_str(");");
         }
     }
-    if let Some(bundle) = &manifest.bundle {
+    if let Some(bundle) = manifest.bundle.as_ref().filter(|_| manifest.name_sources) {
         // Not embedded (hidden), but what `Catalog::entry` says comes from it.
         text.push_str("let _ = ::core::include_bytes!(");
         push_string_literal(&mut text, &slash_path(&bundle.manifest));
@@ -330,7 +338,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     if let Some(pack) = &pack {
         text.push_str(&pack.items(&manifest.crate_path, manifest.rules.date));
     }
-    if is_macro && manifest.name_sources {
+    if is_macro {
         text.push_str(&source_tracking(manifest));
     }
     // The table is a `const` item of its own: its outermost borrow is 'static by the rules for

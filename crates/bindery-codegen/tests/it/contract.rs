@@ -7,7 +7,9 @@ use syn::visit_mut::VisitMut;
 
 /// The contract and the hash of its surface. After a deliberate change of the surface: bump
 /// `bindery_core::CONTRACT`, then record the hash this test prints.
-const RECORDED: (u32, &str) = (6, "b2e450c1b2b70cebaef43ba306c974db");
+/// A change that generated code of the same contract cannot tell (a new arm of a macro for a
+/// feature, taking the same input) is recorded under the same contract.
+const RECORDED: (u32, &str) = (6, "7590ed807f7aba0b770cf943a8784d61");
 
 /// The runtime's files that make the surface (beside `__private_v{CONTRACT}.rs`), and whether
 /// each holds it whole (or only the `EmbeddedFile` struct).
