@@ -10,6 +10,7 @@ mod caching;
 mod databases;
 mod doors;
 mod hostile;
+mod overlay;
 mod process;
 mod reference;
 mod reload;

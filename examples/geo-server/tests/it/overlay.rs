@@ -1,0 +1,139 @@
+//! `--spa-overlay` in the real process: a file flipped between two contents by rename holds two
+//! versions in memory, not one per flip, and renames under concurrent readers stay within the
+//! bounds SECURITY.md gives (16 versions of a path, their bytes, and one copy per reader while
+//! a changed file is read).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::process::start;
+
+const MIB: u64 = 1 << 20;
+
+/// The process's resident memory, from `/proc/<pid>/status`.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .expect("VmRSS");
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|value| value.parse().ok())
+        .expect("a number of KiB");
+    kib * 1024
+}
+
+/// Replaces `path` by rename with `bytes`, as docs/serving.md says to.
+fn replace(path: &Path, bytes: &[u8]) {
+    let staged = path.with_extension(format!("staged-{:?}", std::thread::current().id()));
+    std::fs::write(&staged, bytes).expect("write");
+    std::fs::rename(&staged, path).expect("rename");
+}
+
+/// The body and ETag of `url`.
+async fn fetch(client: &reqwest::Client, url: &str) -> (Vec<u8>, String) {
+    let response = client.get(url).send().await.expect("request");
+    assert_eq!(response.status(), 200, "{url}");
+    let etag = response.headers()["etag"]
+        .to_str()
+        .expect("etag")
+        .to_owned();
+    (response.bytes().await.expect("body").to_vec(), etag)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overlay_flips_hold_two_versions_and_renames_under_readers_stay_bounded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("theme.bin");
+    let versions = [
+        bindery_test_support::noise(MIB as usize, 1),
+        bindery_test_support::noise(MIB as usize, 2),
+    ];
+    let server = start(&["--spa-overlay", dir.path().to_str().expect("UTF-8")]);
+    let pid = server.child.id();
+    let url = format!("{}/theme.bin", server.base);
+    let client = reqwest::Client::new();
+    // The server's own start-up work done (its first requests), before anything is measured.
+    for _ in 0..20 {
+        let _ = client.get(format!("{}/app.js", server.base)).send().await;
+    }
+    let before = rss(pid);
+    let mut etags = std::collections::BTreeSet::new();
+    for round in 0..2 {
+        replace(&path, &versions[round]);
+        let (body, etag) = fetch(&client, &url).await;
+        assert!(body == versions[round], "round {round}: another body");
+        etags.insert(etag);
+    }
+    let two = rss(pid);
+    for round in 2..40 {
+        replace(&path, &versions[round % 2]);
+        let (body, etag) = fetch(&client, &url).await;
+        assert!(body == versions[round % 2], "round {round}: another body");
+        etags.insert(etag);
+    }
+    let flipped = rss(pid);
+    eprintln!(
+        "RSS before {} KiB, after two versions {} KiB, after 40 flips {} KiB",
+        before / 1024,
+        two / 1024,
+        flipped / 1024
+    );
+    assert_eq!(etags.len(), 2, "two versions, two ETags");
+    assert!(
+        flipped <= two + 3 * MIB,
+        "40 flips grew RSS by {} KiB past two versions",
+        (flipped - two) / 1024
+    );
+
+    // Twenty readers while a writer renames new contents in for five seconds: at most 16
+    // versions kept, plus one copy per reader of a file read while it changed.
+    let stop = Instant::now() + Duration::from_secs(5);
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut seed = 3;
+            while Instant::now() < stop {
+                replace(&path, &bindery_test_support::noise(MIB as usize, seed));
+                seed += 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            seed - 3
+        })
+    };
+    let readers: Vec<_> = (0..20)
+        .map(|_| {
+            let (client, url) = (client.clone(), url.clone());
+            tokio::spawn(async move {
+                let mut answers = 0;
+                while Instant::now() < stop {
+                    let response = client.get(&url).send().await.expect("request");
+                    assert!(response.status() == 200 || response.status() == 404);
+                    response.bytes().await.expect("body");
+                    answers += 1;
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut answers = 0;
+    for reader in readers {
+        answers += reader.await.expect("reader");
+    }
+    let renames = writer.join().expect("writer");
+    let after = rss(pid);
+    eprintln!(
+        "{renames} renames under {answers} reads: RSS {} KiB ({} KiB past two versions)",
+        after / 1024,
+        after.saturating_sub(two) / 1024
+    );
+    assert!(renames > 16, "the bound was reached: {renames} renames");
+    let bound = 16 * MIB + 20 * MIB + 8 * MIB;
+    assert!(
+        after <= two + bound,
+        "renames under readers grew RSS by {} KiB past two versions",
+        (after - two) / 1024
+    );
+}
