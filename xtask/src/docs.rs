@@ -1,7 +1,8 @@
 //! The pages a reader follows: README.md and docs/*.md. Every program they show is a file of the
 //! workspace that a build compiles: a block preceded by `<!-- file: path -->` must be that file
 //! exactly, and a Rust block with a `fn main` must have such a line. Every relative link must
-//! lead to a file. Run by the test `the_pages_show_each_program_as_it_is_built`.
+//! lead to a file, and README.md fits in [`README_LINES`] lines (the rest belongs in docs/).
+//! Run by the test `the_pages_show_each_program_as_it_is_built`.
 
 use std::path::{Path, PathBuf};
 
@@ -76,9 +77,19 @@ fn links(page: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The most lines README.md may have: what a reader takes in before choosing a page of docs/.
+pub const README_LINES: usize = 250;
+
 /// Checks every page under `root`; fails listing each offence.
 pub fn check(root: &Path) -> anyhow::Result<()> {
     let mut offences = Vec::new();
+    let readme = std::fs::read_to_string(root.join("README.md")).context("README.md")?;
+    let lines = readme.lines().count();
+    if lines > README_LINES {
+        offences.push(format!(
+            "README.md: {lines} lines, more than {README_LINES}: move a walk-through to docs/"
+        ));
+    }
     for page in pages(root)? {
         let text = std::fs::read_to_string(&page)?;
         let name = page
@@ -170,6 +181,21 @@ mod tests {
         assert!(error.contains("docs/b.md:1: a program without"), "{error}");
         assert!(
             error.contains("the link nowhere.md leads nowhere"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_readme_longer_than_a_screenful_or_two_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("docs")).expect("docs");
+        let fits = "line\n".repeat(super::README_LINES);
+        std::fs::write(dir.path().join("README.md"), &fits).expect("readme");
+        check(dir.path()).expect("250 lines fit");
+        std::fs::write(dir.path().join("README.md"), fits + "one more\n").expect("readme");
+        let error = check(dir.path()).expect_err("251 lines").to_string();
+        assert!(
+            error.contains("README.md: 251 lines, more than 250"),
             "{error}"
         );
     }

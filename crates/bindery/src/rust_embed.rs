@@ -19,6 +19,9 @@
 //! assert_eq!(file.data, ASSETS.get("hello.txt").unwrap());
 //! assert_eq!(&file.metadata.sha256_hash(), ASSETS.file("hello.txt").unwrap().sha256());
 //! assert!(Assets::iter().any(|name| name == "hello.txt"));
+//! // A catalog's key rules: one leading `/` is taken, a backslash is no separator.
+//! assert!(Assets::get("/hello.txt").is_some());
+//! assert!(Assets::get("images\\logo.svg").is_none());
 //! ```
 //!
 //! What differs from `#[derive(RustEmbed)]` (docs/embedding.md, "From rust-embed", has the

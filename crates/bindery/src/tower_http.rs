@@ -15,7 +15,10 @@
 //! - Files, folders (`index.html`, trailing-slash redirects), ranges and HEAD: yes, from the
 //!   catalog's bytes (decompressed on open in `gzip` mode, copied in `copy` mode).
 //! - Precompressed variants: yes, each offered as the sibling `ServeDir` asks for (`app.js.br`,
-//!   `.gz`, `.zst`), the bytes made at build time.
+//!   `.gz`, `.zst`), the bytes made at build time. As on disk, a sibling is also a URL of its
+//!   own: `GET /app.js.gz` answers the stored gzip bytes (as `application/gzip`), as `ServeDir`
+//!   over a folder holding `app.js.gz` would; `ServeCatalog` serves variants only by
+//!   negotiation.
 //! - ETags: `ServeDir` makes its own from length and modification time, so only a catalog that
 //!   records times (`modified = true` or `"source-date-epoch"`) gets an ETag and
 //!   `Last-Modified`; the reproducible default gets neither, and no 304. bindery's content

@@ -344,7 +344,7 @@ impl Options {
     }
 
     /// Serves the hashed files of the newest [`keep_releases`](Self::keep_releases) releases
-    /// saved in `folder` ([`release::save`](crate::release::save), `bindery release save`)
+    /// saved in `folder` ([`release::save`](crate::release::save), `bindery release <dir> --into <folder>`)
     /// beside this build's: a page loaded before a deploy still finds the chunks it asks for.
     /// They are served `immutable` under their own names; plain names, the SPA fallback and a
     /// bundler's entries stay the current build's. A release whose files are not what its

@@ -329,7 +329,7 @@ pub static SETTINGS: &[Setting] = &[
     Setting {
         name: "releases",
         takes: Takes::Text,
-        doc: "a folder of earlier releases (`bindery release save` writes them): their hashed files are served beside this build's, `immutable`, so that a page loaded before a deploy keeps working; each release's record is verified, a file that differs from it fails the build",
+        doc: "a folder of earlier releases (`bindery release <dir> --into <folder>` writes them): their hashed files are served beside this build's, `immutable`, so that a page loaded before a deploy keeps working; each release's record is verified, a file that differs from it fails the build",
         default: "none",
         per_folder: false,
         set: |options, value| {

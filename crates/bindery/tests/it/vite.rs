@@ -689,3 +689,105 @@ fn a_rolling_deploy_through_nginx_fails_no_request(
     );
     println!("rolling deploy through nginx: {sent} requests, 0 failed");
 }
+
+/// The vanilla template's files, left out of the React crate.
+const VANILLA: [&str; 8] = [
+    "frontend/index.html",
+    "frontend/public/favicon.svg",
+    "frontend/public/icons.svg",
+    "frontend/src/main.js",
+    "frontend/src/counter.js",
+    "frontend/src/style.css",
+    "frontend/src/assets/hero.png",
+    "frontend/src/assets/javascript.svg",
+];
+
+/// Vite's react-ts template (`examples/vite-app/react`) in `frontend/`, as a user who follows
+/// docs/pipelines.md's "Another template, under a sub-path" would set it up.
+fn react_project() -> Project {
+    let mut left_out = VANILLA.to_vec();
+    left_out.extend(["frontend/src/assets/vite.svg", "src/bin/actix.rs"]);
+    // Its own package (its own `OUT_DIR`), the library named as the example's sources expect.
+    let project = project_named("vite-react", "[lib]\nname = \"vite_app\"\n", &left_out);
+    for file in [
+        "index.html",
+        "vite.config.ts",
+        "public/favicon.svg",
+        "public/icons.svg",
+        "src/main.tsx",
+        "src/App.tsx",
+        "src/Counter.tsx",
+        "src/App.css",
+        "src/index.css",
+        "src/assets/hero.png",
+        "src/assets/react.svg",
+        "src/assets/vite.svg",
+    ] {
+        let contents = std::fs::read(example().join("react").join(file)).expect("react file");
+        project.write(&format!("frontend/{file}"), contents);
+    }
+    // The two lines the docs say to change: where the front end is mounted, and the element
+    // the template renders into.
+    let build = std::fs::read_to_string(example().join("build.rs")).expect("build.rs");
+    let mounted = build.replace(
+        r#"const BASE: &str = "/";"#,
+        r#"const BASE: &str = "/static/";"#,
+    );
+    assert_ne!(build, mounted, "build.rs sets BASE in one line");
+    project.write("build.rs", mounted);
+    let page = std::fs::read_to_string(example().join("templates/index.html")).expect("page");
+    let react = page.replace(r#"<div id="app">"#, r#"<div id="root">"#);
+    assert_ne!(page, react, "the page's mount element");
+    project.write("templates/index.html", react);
+    project
+}
+
+#[test]
+fn vites_react_template_under_a_sub_path_loads_with_no_console_error() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "vites_react_template_under_a_sub_path_loads_with_no_console_error",
+        "needs npm packages and Chromium",
+    ) {
+        return;
+    }
+    let project = react_project();
+    project.build(&[("SOURCE_DATE_EPOCH", Path::new(EPOCH))]);
+    let server = Server::start(&project.binary());
+    let html = server.get("/").text();
+    let script = attribute(&html, r#"<script type="module""#, "src");
+    assert!(script.starts_with("/static/assets/index-"), "{script}");
+    let seen = browse(&project, &server, &[]);
+    for key in ["consoleErrors", "pageErrors", "violations"] {
+        assert_eq!(seen[key], serde_json::json!([]), "{key}: {seen}");
+    }
+    assert_eq!(seen["counter"], true, "the React.lazy chunk ran: {seen}");
+    assert_eq!(seen["counterText"], "Count is 1", "{seen}");
+    assert_eq!(seen["heading"], "Get started", "{seen}");
+    assert!(
+        seen["heroWidth"].as_u64().is_some_and(|width| width > 0),
+        "{seen}"
+    );
+    // Every request the page made was answered, the sprite of `public/` included.
+    let responses = seen["responses"].as_array().expect("responses");
+    for response in responses {
+        assert!(
+            response["status"]
+                .as_u64()
+                .is_some_and(|status| status < 400),
+            "{response}: {seen}"
+        );
+    }
+    assert_eq!(
+        response(&seen, "/static/icons.svg")["status"],
+        200,
+        "{seen}"
+    );
+    for prefix in ["/static/assets/index-", "/static/assets/Counter-"] {
+        let response = response(&seen, prefix);
+        assert_eq!(response["status"], 200, "{prefix}: {seen}");
+        assert_eq!(response["cacheControl"], IMMUTABLE, "{prefix}: {seen}");
+    }
+    // Nothing of the front end is answered outside its mount point.
+    assert_eq!(server.get("/icons.svg").status, 404);
+}

@@ -135,3 +135,18 @@ async fn etags_and_304_need_recorded_times() {
     let again = get(serve_dir(&TIMED), "/hello.txt", &[("if-none-match", &etag)]).await;
     assert_eq!(again.status, StatusCode::NOT_MODIFIED);
 }
+
+#[tokio::test]
+async fn a_stored_variant_is_a_url_of_its_own_as_a_sibling_on_disk_is() {
+    // What docs/frameworks.md and the module docs say: `ServeDir` asks for `app.js.gz` by name.
+    let reply = get(serve_dir(&GZIP), "/app.js.gz", &[]).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.header("content-type"), Some("application/gzip"));
+    let mut decoded = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&reply.body[..]),
+        &mut decoded,
+    )
+    .expect("gzip");
+    assert_eq!(decoded, GZIP.get("app.js").expect("embedded").into_owned());
+}
