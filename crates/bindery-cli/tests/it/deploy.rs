@@ -184,9 +184,71 @@ fn main() {
 }
 "#;
 
-/// Whether cargo's output says it compiled the crate `name`.
-fn compiled(output: &std::process::Output, name: &str) -> bool {
-    stderr(output).contains(&format!("Compiling {name} "))
+/// The crate of [`KEPT_MAIN`], named `name`, with bundles no earlier run made (their deltas are
+/// not in the shared cache yet): `write` writes release `version`'s output with them.
+struct KeptCrate {
+    project: Project,
+    name: &'static str,
+    nonce: String,
+}
+
+impl KeptCrate {
+    fn new(name: &'static str) -> KeptCrate {
+        let project =
+            Project::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
+        project.write(
+            "Cargo.toml",
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+                 [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"zstd\"] }}\n",
+                crate_path("bindery")
+            ),
+        );
+        project.write("src/main.rs", KEPT_MAIN);
+        let nonce = format!(
+            "// run {:?} {}\n",
+            std::time::SystemTime::now(),
+            std::process::id()
+        );
+        KeptCrate {
+            project,
+            name,
+            nonce,
+        }
+    }
+
+    /// Release `version`'s output in `project`'s `dist/`, its bundle unique to this run.
+    fn write(&self, project: &Project, version: u32, app_name: &str) {
+        write_release(project, version, app_name);
+        project.write(
+            &format!("dist/assets/{app_name}"),
+            format!("{}{}", bundle(version), self.nonce),
+        );
+    }
+
+    /// `cargo build`; whether it compiled the crate.
+    fn build(&self) -> bool {
+        let output = self.project.cargo(&["build"]).output().expect("cargo runs");
+        assert!(output.status.success(), "{}", stderr(&output));
+        stderr(&output).contains(&format!("Compiling {} ", self.name))
+    }
+
+    /// A build that compiles, then one that compiles nothing.
+    fn build_once(&self, after: &str) {
+        assert!(self.build(), "{after}: the crate is rebuilt");
+        assert!(!self.build(), "{after}: a second build compiles again");
+    }
+
+    /// What the program says it holds.
+    fn run(&self, expected: &str) {
+        let output = self
+            .project
+            .cargo(&["run", "--quiet"])
+            .output()
+            .expect("cargo runs");
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(stdout(&output).trim(), expected);
+    }
 }
 
 #[test]
@@ -198,89 +260,30 @@ fn a_release_saved_under_an_unchanged_crate_rebuilds_it_and_a_new_delta_rebuilds
     ) {
         return;
     }
-    let name = "release_rebuilds";
-    let project = Project::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
-    project.write(
-        "Cargo.toml",
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"zstd\"] }}\n",
-            crate_path("bindery")
-        ),
-    );
-    project.write("src/main.rs", KEPT_MAIN);
-    // Bundles no earlier run made: their deltas are not in the shared cache yet.
-    let nonce = format!(
-        "// run {:?} {}\n",
-        std::time::SystemTime::now(),
-        std::process::id()
-    );
-    let write_unique = |project: &Project, version: u32, app_name: &str| {
-        write_release(project, version, app_name);
-        project.write(
-            &format!("dist/assets/{app_name}"),
-            format!("{}{nonce}", bundle(version)),
-        );
-    };
-    let run = |expected: &str| {
-        let output = project
-            .cargo(&["run", "--quiet"])
-            .output()
-            .expect("cargo runs");
-        assert!(output.status.success(), "{}", stderr(&output));
-        assert_eq!(stdout(&output).trim(), expected);
-    };
-    let build = || {
-        let output = project.cargo(&["build"]).output().expect("cargo runs");
-        assert!(output.status.success(), "{}", stderr(&output));
-        output
-    };
-    write_unique(&project, 2, "app-N3w22222.js");
-    assert!(compiled(&build(), name));
-    // The build wrote the releases' index it names to cargo: that alone rebuilds nothing.
-    let again = build();
-    assert!(
-        !compiled(&again, name),
-        "compiled again: {}",
-        stderr(&again)
-    );
-    run("kept []");
+    let crate_ = KeptCrate::new("release_rebuilds");
+    crate_.write(&crate_.project, 2, "app-N3w22222.js");
+    // The build writes the releases' index it names to cargo: that alone rebuilds nothing.
+    crate_.build_once("the first build");
+    crate_.run("kept []");
 
     // A release saved from another build (an older deploy's output), the crate untouched.
     let older = Project::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("projects"));
-    write_unique(&older, 1, "app-0ld11111.js");
+    crate_.write(&older, 1, "app-0ld11111.js");
     let saved = std::process::Command::new(BINDERY)
         .args(["release"])
         .arg(older.path().join("dist"))
         .arg("--into")
-        .arg(project.path().join("releases"))
+        .arg(crate_.project.path().join("releases"))
         .args(["--manifest", "vite"])
         .output()
         .expect("bindery runs");
     assert!(saved.status.success(), "{}", stderr(&saved));
-    let after_save = build();
-    assert!(
-        compiled(&after_save, name),
-        "the saved release rebuilds: {}",
-        stderr(&after_save)
-    );
-    run("kept [\"assets/app-0ld11111.js\"]");
-    // That build made a delta (the new bundle against the kept one): nothing is left to do.
-    let again = build();
-    assert!(
-        !compiled(&again, name),
-        "compiled again: {}",
-        stderr(&again)
-    );
+    // That build makes a delta (the new bundle against the kept one), then nothing is left.
+    crate_.build_once("a release saved");
+    crate_.run("kept [\"assets/app-0ld11111.js\"]");
 
     // An edit makes another delta: one build, then none.
-    write_unique(&project, 3, "app-Thr33333.js");
-    assert!(compiled(&build(), name));
-    let again = build();
-    assert!(
-        !compiled(&again, name),
-        "compiled again after an edit: {}",
-        stderr(&again)
-    );
-    run("kept [\"assets/app-0ld11111.js\"]");
+    crate_.write(&crate_.project, 3, "app-Thr33333.js");
+    crate_.build_once("an edit");
+    crate_.run("kept [\"assets/app-0ld11111.js\"]");
 }
