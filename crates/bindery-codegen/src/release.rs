@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cache::TempFile;
 use crate::{Error, Manifest};
 
 /// The record's file name in each release folder.
@@ -142,28 +143,27 @@ pub fn index(dir: &Path) -> Option<PathBuf> {
         .iter()
         .map(|release| release.number)
         .collect();
-    write_index(dir, &numbers).ok()?;
     // Written during the compile that names it, it would look newer than that compile to cargo
     // and rebuild the crate once more; dated long ago, the first `save` after it is newer.
-    std::fs::File::options()
-        .write(true)
-        .open(&index)
-        .and_then(|file| file.set_modified(std::time::UNIX_EPOCH))
-        .ok()?;
+    write_index(dir, &numbers, Some(std::time::UNIX_EPOCH)).ok()?;
     Some(index)
 }
 
-/// Writes [`INDEX`] by rename, so that a build never reads half of it.
-fn write_index(dir: &Path, numbers: &[u64]) -> Result<(), Error> {
+/// Writes [`INDEX`] (dated `modified`, else now) as the cache writes its files: a fresh
+/// exclusive temporary renamed into place, so that a build never reads half of it and no
+/// planted name is followed.
+fn write_index(
+    dir: &Path,
+    numbers: &[u64],
+    modified: Option<std::time::SystemTime>,
+) -> Result<(), Error> {
     let index = dir.join(INDEX);
-    let text = serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers }).to_string();
-    let staging = dir.join(format!(".{INDEX}.{}", std::process::id()));
-    std::fs::write(&staging, text + "\n")
-        .and_then(|()| std::fs::rename(&staging, &index))
-        .map_err(|error| {
-            let _ = std::fs::remove_file(&staging);
-            Error::write(&index, error)
-        })
+    let text = serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers });
+    let mut staged = TempFile::new_in(dir).map_err(|error| Error::write(&index, error))?;
+    writeln!(staged, "{text}")
+        .and_then(|()| staged.seal_bytes(modified))
+        .and_then(|()| staged.persist(&index))
+        .map_err(|error| Error::write(&index, error))
 }
 
 /// One release folder, its record checked against it.
@@ -347,7 +347,7 @@ pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error>
         if same {
             let removed = prune(&existing, keep)?;
             if !removed.is_empty() || !into.join(INDEX).is_file() {
-                write_index(into, &kept_numbers(&existing, keep))?;
+                write_index(into, &kept_numbers(&existing, keep), None)?;
             }
             return Ok(Saved {
                 number: newest.number,
@@ -376,7 +376,7 @@ pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error>
     all.extend(existing);
     let removed = prune(&all, keep)?;
     // Last: a build that runs now sees the new folder, and the next one is told of it.
-    write_index(into, &kept_numbers(&all, keep))?;
+    write_index(into, &kept_numbers(&all, keep), None)?;
     Ok(Saved {
         number,
         folder,

@@ -21,6 +21,7 @@ use std::time::SystemTime;
 
 pub(crate) use hashes::Hashes;
 pub use location::default_cache_dir;
+pub(crate) use staged::TempFile;
 
 use crate::Error;
 use crate::identity::Identity;
