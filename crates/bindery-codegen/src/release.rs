@@ -160,6 +160,13 @@ fn write_index(
     let index = dir.join(INDEX);
     let text = serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers });
     let mut staged = TempFile::new_in(dir).map_err(|error| Error::write(&index, error))?;
+    // Readable as the records beside it are, not private as the cache's files.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(staged.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|error| Error::write(&index, error))?;
+    }
     writeln!(staged, "{text}")
         .and_then(|()| staged.seal_bytes(modified))
         .and_then(|()| staged.persist(&index))
