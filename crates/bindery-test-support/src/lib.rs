@@ -49,6 +49,24 @@ impl Iterator for Xorshift {
     }
 }
 
+/// Replaces the file at `path` with `bytes` by rename, as docs/serving.md says to replace an
+/// overlay's files: written to a temporary beside it (named for the calling thread, so that two
+/// writers never share one), then renamed over it, so a reader sees one version or the other.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("theme.css");
+/// bindery_test_support::replace_by_rename(&path, b"a{}");
+/// bindery_test_support::replace_by_rename(&path, b"b{}");
+/// assert_eq!(std::fs::read(&path).unwrap(), b"b{}");
+/// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+/// ```
+pub fn replace_by_rename(path: &std::path::Path, bytes: &[u8]) {
+    let staged = path.with_extension(format!("staged-{:?}", std::thread::current().id()));
+    std::fs::write(&staged, bytes).expect("write the replacement");
+    std::fs::rename(&staged, path).expect("rename it into place");
+}
+
 /// `len` incompressible bytes, the same for the same `seed` on every machine.
 ///
 /// ```

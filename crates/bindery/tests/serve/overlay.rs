@@ -6,6 +6,8 @@ use bindery::overlay::{Order, Overlay};
 use bindery::serve::{BuildError, ServeCatalog};
 use http::StatusCode;
 
+use bindery_test_support::replace_by_rename;
+
 use crate::support::{GZIP, STATIC, get};
 
 fn service(overlay: Overlay) -> ServeCatalog {
@@ -127,9 +129,7 @@ fn rewrite_until(
             if in_place {
                 std::fs::write(&path, version).expect("write");
             } else {
-                let staged = path.with_extension("tmp");
-                std::fs::write(&staged, version).expect("write");
-                std::fs::rename(&staged, &path).expect("rename");
+                replace_by_rename(&path, version);
             }
             round += 1;
         }
@@ -314,13 +314,6 @@ async fn no_link_in_the_overlay_is_followed_even_to_a_file_inside_it() {
     }
 }
 
-/// Replaces `path` by rename with `bytes`, as docs/serving.md says to.
-fn replace(path: &std::path::Path, bytes: &[u8]) {
-    let staged = path.with_extension("staged");
-    std::fs::write(&staged, bytes).expect("write");
-    std::fs::rename(&staged, path).expect("rename");
-}
-
 #[tokio::test]
 async fn flipping_a_file_between_two_contents_keeps_two_versions() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -331,7 +324,7 @@ async fn flipping_a_file_between_two_contents_keeps_two_versions() {
     let mut etags = std::collections::BTreeSet::new();
     for round in 0..40 {
         let version = &versions[round % 2];
-        replace(&path, version);
+        replace_by_rename(&path, version);
         let reply = get(&service, "/theme.bin", &[]).await;
         assert_eq!(reply.body, version[..], "round {round}");
         etags.insert(reply.header("etag").to_owned());
@@ -350,18 +343,18 @@ async fn past_a_bound_a_new_version_is_refused_and_the_catalog_answers() {
         .max_versions(3);
     let service = service(overlay.clone());
     for version in 0..3 {
-        replace(&path, format!("version {version}").as_bytes());
+        replace_by_rename(&path, format!("version {version}").as_bytes());
         let reply = get(&service, "/hello.txt", &[]).await;
         assert_eq!(reply.body, format!("version {version}").as_bytes());
     }
-    replace(&path, b"version 3");
+    replace_by_rename(&path, b"version 3");
     assert_eq!(
         get(&service, "/hello.txt", &[]).await.body,
         on_disk("hello.txt"),
         "a fourth version is not kept: the embedded file answers"
     );
     // A version already kept is still served when the file holds it again.
-    replace(&path, b"version 1");
+    replace_by_rename(&path, b"version 1");
     assert_eq!(
         get(&service, "/hello.txt", &[]).await.body,
         &b"version 1"[..]

@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use bindery_test_support::replace_by_rename;
+
 use crate::process::start;
 
 const MIB: u64 = 1 << 20;
@@ -23,13 +25,6 @@ fn rss(pid: u32) -> u64 {
         .and_then(|value| value.parse().ok())
         .expect("a number of KiB");
     kib * 1024
-}
-
-/// Replaces `path` by rename with `bytes`, as docs/serving.md says to.
-fn replace(path: &Path, bytes: &[u8]) {
-    let staged = path.with_extension(format!("staged-{:?}", std::thread::current().id()));
-    std::fs::write(&staged, bytes).expect("write");
-    std::fs::rename(&staged, path).expect("rename");
 }
 
 /// The body and ETag of `url`.
@@ -75,7 +70,7 @@ async fn flips_hold_two_versions(
     let mut two = 0;
     for round in 0..40 {
         let version = &versions[round % 2];
-        replace(path, version);
+        replace_by_rename(path, version);
         let (body, etag) = fetch(client, url).await;
         assert!(body == *version, "round {round}: another body");
         etags.insert(etag);
@@ -114,7 +109,7 @@ async fn renames_under_readers_stay_bounded(
         std::thread::spawn(move || {
             let mut seed = 3;
             while Instant::now() < stop {
-                replace(&path, &bindery_test_support::noise(MIB as usize, seed));
+                replace_by_rename(&path, &bindery_test_support::noise(MIB as usize, seed));
                 seed += 1;
                 std::thread::sleep(Duration::from_millis(5));
             }
