@@ -12,7 +12,6 @@ use bindery::serve::{Decompression, ServeCatalog};
 use bindery_benches::{LARGE_STATIC, TEXT_GZIP};
 use bindery_test_support::raw_h2::{INITIAL_WINDOW_SIZE, RawH2};
 use geo_server::alloc::heap_in_use;
-use geo_server::server::Limits;
 
 #[global_allocator]
 static ALLOCATOR: geo_server::alloc::CountingAllocator = geo_server::alloc::CountingAllocator;
@@ -47,17 +46,11 @@ fn start(idle: Duration, text: Decompression) -> Running {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("bind");
     let address = listener.local_addr().expect("address");
-    let limits = Limits {
-        idle_timeout: idle,
-        header_read_timeout: Duration::from_secs(5),
-        ..Limits::default()
-    };
-    runtime.spawn(geo_server::server::serve(
-        listener,
-        app,
-        limits,
-        std::future::pending(),
-    ));
+    let server = bindery::serve::Server::new(listener)
+        .idle_timeout(idle)
+        .header_read_timeout(Duration::from_secs(5))
+        .with_graceful_shutdown(std::future::pending());
+    runtime.spawn(server.serve(app.request_timeout(Duration::from_secs(30))));
     Running {
         address,
         text,

@@ -11,7 +11,6 @@ use bindery::serve::{Decompression, ServeCatalog};
 use clap::Parser;
 use geo_server::answer_cache::budget_from_mib;
 use geo_server::db::{DbMode, GeoDb};
-use geo_server::server::{self, Limits};
 use geo_server::{AppState, app};
 
 /// Serve geo-server plus the bench catalogs.
@@ -65,14 +64,15 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let listener = server::bind(args.addr).await?;
-        println!("listening addr={}", listener.local_addr()?);
-        let limits = Limits {
-            shutdown_grace: Duration::from_secs(args.shutdown_grace),
-            zero_copy: args.zero_copy,
-            ..Limits::default()
-        };
-        server::serve(listener, app, limits, server::shutdown_signal()).await?;
+        let server = bindery::serve::Server::bind(args.addr)
+            .await?
+            .shutdown_grace(Duration::from_secs(args.shutdown_grace))
+            .zero_copy(args.zero_copy);
+        println!("listening addr={}", server.local_addr()?);
+        let app = app.request_timeout(Duration::from_secs(30));
+        server
+            .serve_per_connection(move |peer| app.for_peer(peer))
+            .await?;
         anyhow::Ok(())
     })
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::db::DbMode;
 use crate::private_copy::PrivateCopy;
-use crate::proxy::{ForwardingHeader, TrustedProxies};
+use bindery::serve::server::{ForwardingHeader, TrustedProxies};
 
 /// Timeouts are whole seconds within this range: a deadline of days is none, and one near
 /// `u64::MAX` overflowed every sum it entered.
@@ -52,7 +52,14 @@ pub struct Args {
     )]
     pub trust_proxy: Option<TrustedProxies>,
     /// The forwarding header your proxy writes; the other is ignored (a client may send it).
-    #[arg(long, value_enum, default_value_t = ForwardingHeader::XForwardedFor)]
+    #[arg(
+        long,
+        default_value = "x-forwarded-for",
+        value_parser = clap::builder::TypedValueParser::try_map(
+            clap::builder::PossibleValuesParser::new(["x-forwarded-for", "forwarded"]),
+            |name| name.parse::<ForwardingHeader>(),
+        ),
+    )]
     pub trust_proxy_header: ForwardingHeader,
     /// Seconds caches (browsers, CDNs, proxies) may keep `/geo/<ip>` answers
     /// (`Cache-Control: max-age=N`); they revalidate with the ETag after.
@@ -83,7 +90,7 @@ pub struct Args {
     pub max_connections: Option<u64>,
     /// Connections one client (an IPv4 address, an IPv6 /64) may hold; beyond it its own
     /// longest idle one is closed, or the new one refused.
-    #[arg(long, default_value_t = crate::slots::DEFAULT_PER_CLIENT)]
+    #[arg(long, default_value_t = bindery::serve::server::DEFAULT_PER_CLIENT)]
     pub max_connections_per_client: usize,
     /// Serve `/metrics` on the public listener too (it is off there by default; see
     /// `--admin-addr`).

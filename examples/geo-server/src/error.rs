@@ -29,7 +29,7 @@ pub enum AppError {
     NotFoundAddress(std::net::IpAddr),
     /// `/geo/me` behind a trusted proxy whose forwarding header names no client address.
     #[error("cannot tell the client's address: {0}")]
-    UnknownClient(#[from] crate::proxy::Unknown),
+    UnknownClient(#[from] bindery::serve::server::Unknown),
     /// An IPv6 address looked up in an IPv4-only database.
     #[error("{0}")]
     Unsupported(String),

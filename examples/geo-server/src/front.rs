@@ -237,6 +237,43 @@ where
     }
 }
 
+impl App {
+    /// The app for the requests of one connection from `peer`: what
+    /// [`Server::serve_per_connection`](bindery::serve::Server::serve_per_connection) makes
+    /// per connection, so that `/geo/me` knows its client at no cost per request.
+    pub fn for_peer(&self, peer: SocketAddr) -> ConnectionApp {
+        ConnectionApp {
+            app: self.clone(),
+            peer,
+        }
+    }
+}
+
+/// [`App`] serving one connection: every request is answered as from its peer.
+#[derive(Debug, Clone)]
+pub struct ConnectionApp {
+    app: App,
+    peer: SocketAddr,
+}
+
+impl<B> Service<Request<B>> for ConnectionApp
+where
+    B: axum::body::HttpBody<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response<AppBody>;
+    type Error = Infallible;
+    type Future = AppFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> AppFuture {
+        self.app.call_from(request, Some(self.peer))
+    }
+}
+
 /// A request timer started only when the response is not ready at the first poll: most are,
 /// and then no timer is registered, armed or cancelled.
 #[derive(Debug)]

@@ -4,12 +4,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bindery::serve::Server;
+use bindery::serve::server::{connection_cap, memory_limit, raise_descriptor_limit};
 use clap::Parser;
 use geo_server::cli::Args;
 use geo_server::db::{DbMode, GeoDb};
 use geo_server::private_copy::PrivateCopy;
-use geo_server::server::{self, Limits};
-use geo_server::slots::Slots;
 use geo_server::{AppState, admin_router, app, reload};
 
 /// The server counts its heap (`/metrics`, the start-up log): the copy mode's cost made visible.
@@ -104,32 +104,23 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
         answer_cache_bytes,
         "database loaded"
     );
-    let descriptors = server::raise_descriptor_limit()?;
-    let memory = server::memory_limit();
-    let cap = server::connection_cap(args.max_connections, descriptors, memory)
-        .map_err(|message| anyhow::anyhow!(message))?;
+    let descriptors = raise_descriptor_limit()?;
+    let memory = memory_limit();
+    let cap = connection_cap(args.max_connections, descriptors, memory)
+        .map_err(|error| anyhow::anyhow!("--max-connections: {error}"))?;
     let trusted = args
         .trust_proxy
         .clone()
         .unwrap_or_default()
         .reading(args.trust_proxy_header);
     let mut state = AppState::new(db);
-    state.connections = Slots::with_limits(cap, args.max_connections_per_client, trusted.clone());
-    state.trusted_proxies = trusted;
+    state.trusted_proxies = trusted.clone();
     state.geo_caching = geo_server::caching::GeoCaching::new(args.geo_max_age);
     state.metrics_public = args.public_metrics;
     if let Some(folder) = &args.spa_overlay {
         state.spa_overlay = Some(bindery::overlay::Overlay::new(&geo_server::SPA, folder)?);
         tracing::info!(folder = %folder.display(), "the app's files are overlaid");
     }
-    let limits = Limits {
-        header_read_timeout: Duration::from_secs(args.header_read_timeout),
-        idle_timeout: Duration::from_secs(args.idle_timeout),
-        request_timeout: Duration::from_secs(args.request_timeout),
-        shutdown_grace: Duration::from_secs(args.shutdown_grace),
-        zero_copy: args.zero_copy,
-        ..Limits::default()
-    };
     tracing::info!(
         max_connections = cap,
         max_connections_per_client = args.max_connections_per_client,
@@ -144,20 +135,41 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let listener = server::bind(args.addr)
-            .await
-            .map_err(|error| anyhow::anyhow!("cannot listen on {}: {error}", args.addr))?;
-        tracing::info!(addr = %listener.local_addr()?, "listening");
+        let server = with_deadlines(bound(args.addr).await?, &args)
+            .max_connections(cap)
+            .max_connections_per_client(args.max_connections_per_client)
+            .trusted_proxies(trusted)
+            .zero_copy(args.zero_copy);
+        tracing::info!(addr = %server.local_addr()?, "listening");
+        state.connections = server.counters();
         tokio::spawn(reload::watch(
             Arc::clone(&state.db),
             Duration::from_secs(args.reload_poll),
         ));
         if let Some(admin_addr) = args.admin_addr {
-            serve_admin(admin_addr, &state, limits).await?;
+            serve_admin(admin_addr, &state, &args).await?;
         }
-        server::serve(listener, app(state), limits, server::shutdown_signal()).await?;
+        let app = app(state).request_timeout(Duration::from_secs(args.request_timeout));
+        server
+            .serve_per_connection(move |peer| app.for_peer(peer))
+            .await?;
         Ok(())
     })
+}
+
+/// A server on `addr`, or an error that names it.
+async fn bound(addr: std::net::SocketAddr) -> anyhow::Result<Server> {
+    Server::bind(addr)
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot listen on {addr}: {error}"))
+}
+
+/// `server` with the deadlines of the flags.
+fn with_deadlines(server: Server, args: &Args) -> Server {
+    server
+        .header_read_timeout(Duration::from_secs(args.header_read_timeout))
+        .idle_timeout(Duration::from_secs(args.idle_timeout))
+        .shutdown_grace(Duration::from_secs(args.shutdown_grace))
 }
 
 /// Starts the admin listener (`/metrics`, `/healthz`) on `addr`, with its own small cap: a
@@ -165,25 +177,15 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
 async fn serve_admin(
     addr: std::net::SocketAddr,
     state: &AppState,
-    limits: Limits,
+    args: &Args,
 ) -> anyhow::Result<()> {
-    let admin = server::bind(addr)
-        .await
-        .map_err(|error| anyhow::anyhow!("cannot listen on {addr}: {error}"))?;
+    let admin = with_deadlines(bound(addr).await?, args)
+        .max_connections(64)
+        .with_graceful_shutdown(std::future::pending());
     tracing::info!(addr = %admin.local_addr()?, "admin listening");
     let router = admin_router(state.clone());
-    let slots = Slots::new(64);
     tokio::spawn(async move {
-        let handler = move |request: hyper::Request<hyper::body::Incoming>, _peer| {
-            let mut router = router.clone();
-            async move {
-                use tower_service::Service as _;
-                router.call(request.map(axum::body::Body::new)).await
-            }
-        };
-        if let Err(error) =
-            server::serve_with(admin, handler, slots, limits, std::future::pending()).await
-        {
+        if let Err(error) = admin.serve(router).await {
             tracing::error!(%error, "admin listener failed");
         }
     });

@@ -4,9 +4,8 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::answer_cache::AnswerCacheStats;
-use crate::connection::Expired;
 use crate::db::DbInfo;
-use crate::slots::ConnectionStats;
+use bindery::serve::server::{ConnectionStats, Expired};
 
 /// Route labels; requests are counted per label without allocating. Path parameters are written
 /// `:ip` rather than `{ip}`: braces inside label values trip up some scrapers' parsers.

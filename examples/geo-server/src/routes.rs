@@ -21,8 +21,7 @@ use crate::db::{GeoDb, Snapshot};
 use crate::error::AppError;
 use crate::language::Language;
 use crate::metrics::Metrics;
-use crate::proxy::TrustedProxies;
-use crate::slots::Slots;
+use bindery::serve::server::{ConnectionCounters, TrustedProxies};
 
 /// The body of every response: a whole body as `ServeCatalog` and `/geo/<ip>` make it (not
 /// boxed), or the router's.
@@ -54,7 +53,7 @@ pub struct AppState {
     /// (`--public-metrics`); `--admin-addr` serves it on a listener of its own.
     pub metrics_public: bool,
     /// The open connections and their cap, counted by the server, shown by `/metrics`.
-    pub connections: Arc<Slots>,
+    pub connections: ConnectionCounters,
     /// A folder laid over the SPA's embedded files (`--spa-overlay`), none by default.
     pub spa_overlay: Option<bindery::overlay::Overlay>,
 }
@@ -68,7 +67,7 @@ impl AppState {
             trusted_proxies: TrustedProxies::none(),
             geo_caching: GeoCaching::default(),
             metrics_public: false,
-            connections: Slots::new(usize::MAX),
+            connections: ConnectionCounters::default(),
             spa_overlay: None,
         }
     }

@@ -65,6 +65,9 @@ mod path_headers;
 mod prepared;
 mod range;
 mod response;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod server;
 mod service;
 mod site;
 mod tags;
@@ -78,4 +81,6 @@ pub use config::Decompression;
 pub use csp::Csp;
 pub use head::RequestHead;
 pub use not_found::NotFoundService;
+#[cfg(feature = "server")]
+pub use server::Server;
 pub use service::{ServeCatalog, Stats};

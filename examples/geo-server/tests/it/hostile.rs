@@ -334,7 +334,7 @@ async fn one_client_holding_every_slot_with_keep_alive_does_not_lock_out_another
 /// clients wait a second or more for a retransmission (here: fail at the timeout).
 #[tokio::test]
 async fn a_burst_of_connections_waits_in_the_backlog_instead_of_losing_its_syns() {
-    let listener = geo_server::server::bind("127.0.0.1:0".parse().expect("address"))
+    let listener = bindery::serve::server::bind("127.0.0.1:0".parse().expect("address"))
         .await
         .expect("bind");
     let address = listener.local_addr().expect("address");

@@ -3,7 +3,7 @@
 //! reports bytes moving ([`Watched`]).
 //!
 //! hyper takes the next frame of a body only when the last one is on its way: HTTP/1 writes a
-//! frame larger than its write buffer (server.rs sizes it) before asking for more, and HTTP/2
+//! frame larger than its write buffer (protocol.rs sizes it) before asking for more, and HTTP/2
 //! asks once the stream's flow-control window has room. So a body cut into bounded frames shows
 //! its delivery frame by frame, and one whose end is reported only when hyper asks for more
 //! stays in flight until its last bytes are handed to the socket.
@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::connection::{Activity, InFlight};
+use super::deadlines::{Activity, InFlight};
 
 /// The largest frame an HTTP/2 answer hands hyper at once: 64 KiB, four of h2's 16 KiB DATA
 /// frames, so a stream that moves at all shows progress at least every 64 KiB.
@@ -191,7 +191,7 @@ mod tests {
     use http_body::Body as _;
 
     use super::Tracked;
-    use crate::connection::Activity;
+    use crate::serve::server::deadlines::Activity;
 
     fn poll<B: http_body::Body<Data = Bytes> + Unpin>(body: &mut B) -> Option<Bytes> {
         let mut context = Context::from_waker(std::task::Waker::noop());

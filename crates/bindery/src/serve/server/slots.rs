@@ -9,20 +9,21 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::connection::{Activity, Expired};
-use crate::proxy::TrustedProxies;
+use super::deadlines::{Activity, Expired};
+use super::proxy::TrustedProxies;
 
-/// The default number of connections one client may hold open (`--max-connections-per-client`).
+/// The default number of connections one client may hold open
+/// ([`Server::max_connections_per_client`](super::Server::max_connections_per_client)).
 pub const DEFAULT_PER_CLIENT: usize = 256;
 
 /// Who a connection is charged to: an IPv4 address, or the /64 network of an IPv6 one (one
 /// subscriber's allocation); IPv4-mapped IPv6 addresses count as IPv4.
 ///
 /// ```
-/// use geo_server::slots::ClientKey;
+/// use bindery::serve::server::ClientKey;
 /// let a = ClientKey::of("2001:db8:1:2::1".parse().unwrap());
 /// assert_eq!(a, ClientKey::of("2001:db8:1:2:ffff::9".parse().unwrap()));
 /// assert_ne!(a, ClientKey::of("2001:db8:1:3::1".parse().unwrap()));
@@ -46,7 +47,7 @@ impl ClientKey {
 
 /// Why a connection was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refused {
+pub(super) enum Refused {
     /// Every slot is taken by a connection with a request in flight.
     Full,
     /// The client holds its share, each with a request in flight.
@@ -85,12 +86,12 @@ impl Registry {
 
     fn remove(&mut self, id: u64) -> Option<Open> {
         let open = self.open.remove(&id)?;
-        if let Some(client) = open.client
-            && let Some(count) = self.by_client.get_mut(&client)
-        {
-            *count -= 1;
-            if *count == 0 {
-                self.by_client.remove(&client);
+        if let Some(client) = open.client {
+            if let Some(count) = self.by_client.get_mut(&client) {
+                *count -= 1;
+                if *count == 0 {
+                    self.by_client.remove(&client);
+                }
             }
         }
         Some(open)
@@ -99,15 +100,12 @@ impl Registry {
 
 /// How many connections are open, against the caps: a slot is taken at accept and given back
 /// when its guard drops (or when the cap closes its connection).
-pub struct Slots {
+pub(super) struct Slots {
     cap: usize,
     per_client: usize,
     trusted: TrustedProxies,
     registry: Mutex<Registry>,
-    refused_full: AtomicU64,
-    refused_per_client: AtomicU64,
-    evicted: AtomicU64,
-    expired: [AtomicU64; Expired::ALL.len()],
+    counters: ConnectionCounters,
 }
 
 impl std::fmt::Debug for Slots {
@@ -121,23 +119,23 @@ impl std::fmt::Debug for Slots {
 }
 
 impl Slots {
-    /// At most `cap` connections at once, [`DEFAULT_PER_CLIENT`] of them per client.
-    pub fn new(cap: usize) -> Arc<Self> {
-        Self::with_limits(cap, DEFAULT_PER_CLIENT, TrustedProxies::none())
-    }
-
     /// At most `cap` connections, `per_client` of one client; peers in `trusted` count
-    /// against `cap` only.
-    pub fn with_limits(cap: usize, per_client: usize, trusted: TrustedProxies) -> Arc<Self> {
+    /// against `cap` only. What happens is counted in `counters`.
+    pub(super) fn new(
+        cap: usize,
+        per_client: usize,
+        trusted: TrustedProxies,
+        counters: ConnectionCounters,
+    ) -> Arc<Self> {
+        let (cap, per_client) = (cap.max(1), per_client.max(1));
+        counters.0.cap.store(cap, Ordering::Relaxed);
+        counters.0.per_client.store(per_client, Ordering::Relaxed);
         Arc::new(Slots {
-            cap: cap.max(1),
-            per_client: per_client.max(1),
+            cap,
+            per_client,
             trusted,
             registry: Mutex::new(Registry::default()),
-            refused_full: AtomicU64::new(0),
-            refused_per_client: AtomicU64::new(0),
-            evicted: AtomicU64::new(0),
-            expired: Default::default(),
+            counters,
         })
     }
 
@@ -148,26 +146,32 @@ impl Slots {
 
     /// A slot for a connection from `peer` with `activity`, closing the connection idle the
     /// longest where a limit is reached; refused (and counted) when none is idle.
-    pub fn take(self: &Arc<Self>, peer: IpAddr, activity: &Arc<Activity>) -> Result<Slot, Refused> {
+    pub(super) fn take(
+        self: &Arc<Self>,
+        peer: IpAddr,
+        activity: &Arc<Activity>,
+    ) -> Result<Slot, Refused> {
         let client = (!self.trusted.trusts(peer)).then(|| ClientKey::of(peer));
+        let counters = &self.counters.0;
         let mut registry = self.lock();
-        if let Some(client) = client
-            && registry.by_client.get(&client).copied().unwrap_or(0) >= self.per_client
-        {
-            let Some(victim) = registry.longest_idle(Some(client)) else {
-                self.refused_per_client.fetch_add(1, Ordering::Relaxed);
+        let share = client.map_or(0, |client| {
+            registry.by_client.get(&client).copied().unwrap_or(0)
+        });
+        if client.is_some() && share >= self.per_client {
+            let Some(victim) = registry.longest_idle(client) else {
+                counters.refused_per_client.fetch_add(1, Ordering::Relaxed);
                 return Err(Refused::PerClient);
             };
             registry.evict(victim);
-            self.evicted.fetch_add(1, Ordering::Relaxed);
+            counters.evicted.fetch_add(1, Ordering::Relaxed);
         }
         if registry.open.len() >= self.cap {
             let Some(victim) = registry.longest_idle(None) else {
-                self.refused_full.fetch_add(1, Ordering::Relaxed);
+                counters.refused_full.fetch_add(1, Ordering::Relaxed);
                 return Err(Refused::Full);
             };
             registry.evict(victim);
-            self.evicted.fetch_add(1, Ordering::Relaxed);
+            counters.evicted.fetch_add(1, Ordering::Relaxed);
         }
         let id = registry.next_id;
         registry.next_id += 1;
@@ -181,6 +185,7 @@ impl Slots {
         if let Some(client) = client {
             *registry.by_client.entry(client).or_default() += 1;
         }
+        counters.open.store(registry.open.len(), Ordering::Relaxed);
         Ok(Slot {
             slots: Arc::clone(self),
             id,
@@ -188,57 +193,89 @@ impl Slots {
     }
 
     /// Counts a connection the watchdog closed.
-    pub fn record_expired(&self, reason: Expired) {
-        self.expired[reason.index()].fetch_add(1, Ordering::Relaxed);
+    pub(super) fn record_expired(&self, reason: Expired) {
+        self.counters.0.expired[reason.index()].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// What the counters say now.
-    pub fn stats(&self) -> ConnectionStats {
-        ConnectionStats {
-            cap: self.cap,
-            per_client: self.per_client,
-            open: self.lock().open.len(),
-            refused_full: self.refused_full.load(Ordering::Relaxed),
-            refused_per_client: self.refused_per_client.load(Ordering::Relaxed),
-            evicted: self.evicted.load(Ordering::Relaxed),
-            expired: Expired::ALL
-                .map(|reason| self.expired[reason.index()].load(Ordering::Relaxed)),
-        }
+    fn release(&self, id: u64) {
+        let mut registry = self.lock();
+        registry.remove(id);
+        self.counters
+            .0
+            .open
+            .store(registry.open.len(), Ordering::Relaxed);
     }
 }
 
 /// A taken connection slot.
 #[derive(Debug)]
-pub struct Slot {
+pub(super) struct Slot {
     slots: Arc<Slots>,
     id: u64,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.slots.lock().remove(self.id);
+        self.slots.release(self.id);
     }
 }
 
-/// Connection counters, for `/metrics`.
+#[derive(Debug, Default)]
+struct Counters {
+    cap: AtomicUsize,
+    per_client: AtomicUsize,
+    open: AtomicUsize,
+    refused_full: AtomicU64,
+    refused_per_client: AtomicU64,
+    evicted: AtomicU64,
+    expired: [AtomicU64; Expired::ALL.len()],
+}
+
+/// A [`Server`](super::Server)'s connection counters, read while it runs: take it with
+/// [`Server::counters`](super::Server::counters) before `serve`, keep it in your state, read
+/// [`stats`](Self::stats) for a `/metrics` page. Cheap to clone.
 ///
 /// ```
-/// use geo_server::connection::Activity;
-/// let slots = geo_server::slots::Slots::new(1);
-/// let peer = "192.0.2.1".parse().unwrap();
-/// let busy = Activity::new();
-/// let _request = busy.request_started(false);
-/// let held = slots.take(peer, &busy).expect("one slot");
-/// assert!(slots.take(peer, &Activity::new()).is_err(), "the cap is reached, nothing is idle");
-/// drop(held);
-/// let stats = slots.stats();
-/// assert_eq!((stats.open, stats.refused_full), (0, 1));
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let server = bindery::serve::Server::bind("127.0.0.1:0").await?.max_connections(100);
+/// let counters = server.counters();
+/// assert_eq!(counters.stats().open, 0);
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ConnectionCounters(Arc<Counters>);
+
+impl ConnectionCounters {
+    /// What the counters say now (caps are 0 until the server starts).
+    pub fn stats(&self) -> ConnectionStats {
+        let counters = &self.0;
+        ConnectionStats {
+            cap: counters.cap.load(Ordering::Relaxed),
+            per_client: counters.per_client.load(Ordering::Relaxed),
+            open: counters.open.load(Ordering::Relaxed),
+            refused_full: counters.refused_full.load(Ordering::Relaxed),
+            refused_per_client: counters.refused_per_client.load(Ordering::Relaxed),
+            evicted: counters.evicted.load(Ordering::Relaxed),
+            expired: Expired::ALL
+                .map(|reason| counters.expired[reason.index()].load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// A [`Server`](super::Server)'s connection counters at one moment
+/// ([`ConnectionCounters::stats`]).
+///
+/// ```
+/// let stats = bindery::serve::server::ConnectionCounters::default().stats();
+/// assert_eq!((stats.open, stats.refused_full, stats.evicted), (0, 0, 0));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConnectionStats {
-    /// The cap (`--max-connections`).
+    /// The cap ([`Server::max_connections`](super::Server::max_connections)).
     pub cap: usize,
-    /// The cap per client (`--max-connections-per-client`).
+    /// The cap per client
+    /// ([`Server::max_connections_per_client`](super::Server::max_connections_per_client)).
     pub per_client: usize,
     /// Open now.
     pub open: usize,
@@ -254,12 +291,19 @@ pub struct ConnectionStats {
 
 #[cfg(test)]
 mod tests {
-    use super::{Refused, Slots};
-    use crate::connection::Activity;
+    use super::{ConnectionCounters, DEFAULT_PER_CLIENT, Refused, Slots};
+    use crate::serve::server::deadlines::Activity;
+    use crate::serve::server::proxy::TrustedProxies;
 
     #[test]
     fn at_the_cap_the_longest_idle_connection_makes_room() {
-        let slots = Slots::new(2);
+        let counters = ConnectionCounters::default();
+        let slots = Slots::new(
+            2,
+            DEFAULT_PER_CLIENT,
+            TrustedProxies::none(),
+            counters.clone(),
+        );
         let hog: std::net::IpAddr = "192.0.2.1".parse().expect("address");
         let first = Activity::new();
         let held_first = slots.take(hog, &first).expect("slot");
@@ -269,16 +313,16 @@ mod tests {
         let other = slots
             .take("192.0.2.2".parse().expect("address"), &Activity::new())
             .expect("room made");
-        assert_eq!(slots.stats().evicted, 1);
-        assert_eq!(slots.stats().open, 2);
+        assert_eq!(counters.stats().evicted, 1);
+        assert_eq!(counters.stats().open, 2);
         drop(held_first); // the evicted one's guard: a no-op now
-        assert_eq!(slots.stats().open, 2);
+        assert_eq!(counters.stats().open, 2);
         drop(other);
     }
 
     #[test]
     fn a_client_at_its_share_is_refused_when_none_of_its_connections_is_idle() {
-        let slots = Slots::with_limits(10, 1, crate::proxy::TrustedProxies::none());
+        let slots = Slots::new(10, 1, TrustedProxies::none(), ConnectionCounters::default());
         let peer: std::net::IpAddr = "2001:db8::1".parse().expect("address");
         let busy = Activity::new();
         let _request = busy.request_started(false);
@@ -297,8 +341,8 @@ mod tests {
 
     #[test]
     fn a_trusted_proxy_counts_against_the_cap_only() {
-        let trusted: crate::proxy::TrustedProxies = "10.0.0.0/8".parse().expect("ranges");
-        let slots = Slots::with_limits(3, 1, trusted);
+        let trusted: TrustedProxies = "10.0.0.0/8".parse().expect("ranges");
+        let slots = Slots::new(3, 1, trusted, ConnectionCounters::default());
         let proxy: std::net::IpAddr = "10.0.0.2".parse().expect("address");
         let busy = Activity::new();
         let _request = busy.request_started(false);

@@ -8,7 +8,7 @@
 //! it starts as soon as the previous answer is written, which made it the keep-alive limit. So
 //! hyper's is off and the watchdog watches what every protocol shares instead: when the service
 //! is called (a request head is complete), when each request's answer makes progress and ends
-//! ([`delivery`](crate::delivery)), and when bytes move on the socket.
+//! ([`delivery`](super::delivery)), and when bytes move on the socket.
 //!
 //! A request is in flight until the last bytes of its answer are handed to the socket, and it
 //! makes progress when its body gives hyper a frame; hyper asks for the next frame only once the
@@ -111,7 +111,7 @@ impl Activity {
 
     /// Records bytes read from the client. On an HTTP/1 connection between requests they are
     /// the start of the next request head, which then has the header deadline to complete.
-    pub(crate) fn bytes_read(&self) {
+    pub(super) fn bytes_read(&self) {
         let now = self.now();
         self.last_io.store(now, Ordering::Relaxed);
         if self.in_flight_count.load(Ordering::Relaxed) == 0
@@ -125,7 +125,7 @@ impl Activity {
     }
 
     /// Records bytes written to the client.
-    pub(crate) fn bytes_written(&self) {
+    pub(super) fn bytes_written(&self) {
         self.last_io.store(self.now(), Ordering::Relaxed);
     }
 
@@ -149,6 +149,7 @@ impl Activity {
     }
 
     /// Requests whose head was complete so far.
+    #[cfg(test)]
     pub fn requests(&self) -> u64 {
         self.started.load(Ordering::Relaxed)
     }

@@ -6,8 +6,11 @@
 //!
 //! When the walk meets an entry that names no address (`unknown`, garbage) or ends with every
 //! address trusted, the client's address is not known, and the answer says so
-//! ([`Unknown`]): taking the proxy's address instead answered `/geo/me` for the proxy, and
-//! taking the left-most trusted entry let a client inside a trusted range choose its address.
+//! ([`Unknown`]): taking the proxy's address instead would answer for the proxy, and taking the
+//! left-most trusted entry would let a client inside a trusted range choose its address.
+//!
+//! The same ranges tell the [`Server`](super::Server)'s connection cap whom not to charge
+//! ([`Server::trusted_proxies`](super::Server::trusted_proxies)).
 
 use std::net::IpAddr;
 use std::str::FromStr;
@@ -16,13 +19,37 @@ use http::HeaderMap;
 use ipnet::IpNet;
 
 /// The forwarding header a trusted proxy writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ForwardingHeader {
     /// `X-Forwarded-For: client, proxy1` (nginx's `$proxy_add_x_forwarded_for`).
     #[default]
     XForwardedFor,
     /// `Forwarded: for=client, for=proxy1` (RFC 7239).
     Forwarded,
+}
+
+/// Why a forwarding header's name was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a forwarding header: give `x-forwarded-for` or `forwarded`")]
+pub struct BadHeader(pub String);
+
+impl FromStr for ForwardingHeader {
+    type Err = BadHeader;
+
+    /// `x-forwarded-for` or `forwarded`, in any case.
+    ///
+    /// ```
+    /// use bindery::serve::server::ForwardingHeader;
+    /// assert_eq!("Forwarded".parse(), Ok(ForwardingHeader::Forwarded));
+    /// assert!("x-real-ip".parse::<ForwardingHeader>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, BadHeader> {
+        match text.to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardingHeader::XForwardedFor),
+            "forwarded" => Ok(ForwardingHeader::Forwarded),
+            _ => Err(BadHeader(text.to_owned())),
+        }
+    }
 }
 
 impl ForwardingHeader {
@@ -57,7 +84,7 @@ pub enum Unknown {
 /// The proxies whose forwarding header is believed: a list of address ranges, and the header.
 ///
 /// ```
-/// use geo_server::proxy::TrustedProxies;
+/// use bindery::serve::server::TrustedProxies;
 /// let trusted: TrustedProxies = "10.0.0.0/8,::1".parse().unwrap();
 /// let mut headers = http::HeaderMap::new();
 /// headers.insert("x-forwarded-for", "8.8.8.8, 203.0.113.7".parse().unwrap());
@@ -72,7 +99,7 @@ pub struct TrustedProxies {
     header: ForwardingHeader,
 }
 
-/// Why a `--trust-proxy` list was refused.
+/// Why a list of trusted ranges was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{entry:?} is not an address range: give CIDRs such as 10.0.0.0/8 or 2001:db8::/32, single \
@@ -218,20 +245,20 @@ fn forwarded_node(element: &str) -> Option<IpAddr> {
 }
 
 /// An address with an optional port: `a.b.c.d`, `a.b.c.d:port`, `[v6]`, `[v6]:port`, or a bare
-/// IPv6 address. Strict: what [`address::parse`](crate::address::parse) accepts, nothing more.
+/// IPv6 address. Strict: what [`parse_address`] accepts, nothing more.
 fn node_address(node: &str) -> Option<IpAddr> {
     if let Some(rest) = node.strip_prefix('[') {
         let (inside, after) = rest.split_once(']')?;
         if !(after.is_empty() || is_port(after.strip_prefix(':')?)) {
             return None;
         }
-        return match crate::address::parse(inside).ok()? {
+        return match parse_address(inside).ok()? {
             IpAddr::V6(address) => Some(IpAddr::V6(address)),
             // `[::ffff:1.2.3.4]` is canonicalised to IPv4 by the parser; that is still one address.
             v4 => Some(v4),
         };
     }
-    if let Ok(address) = crate::address::parse(node) {
+    if let Ok(address) = parse_address(node) {
         return Some(address);
     }
     // `a.b.c.d:port`: exactly one colon, so never a bare IPv6 address.
@@ -239,10 +266,21 @@ fn node_address(node: &str) -> Option<IpAddr> {
     if port.contains(':') || !is_port(port) {
         return None;
     }
-    match crate::address::parse(host).ok()? {
+    match parse_address(host).ok()? {
         IpAddr::V4(address) => Some(IpAddr::V4(address)),
         IpAddr::V6(_) => None,
     }
+}
+
+/// An IPv4 or IPv6 address, strictly: no zone id, no leading zeros (std's parser refuses them),
+/// nothing longer than the longest text form (45 characters); IPv4-mapped IPv6 is IPv4.
+fn parse_address(text: &str) -> Result<IpAddr, std::net::AddrParseError> {
+    let text = if text.len() > 45 || text.contains('%') {
+        ""
+    } else {
+        text
+    };
+    text.parse::<IpAddr>().map(|address| address.to_canonical())
 }
 
 fn is_port(text: &str) -> bool {
