@@ -43,10 +43,10 @@ async fn main() {
     let address = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:3000".to_owned());
-    let listener = tokio::net::TcpListener::bind(&address).await.expect("bind");
+    let server = bindery::serve::Server::bind(&address).await.expect("bind");
     println!(
         "listening on http://{}",
-        listener.local_addr().expect("address")
+        server.local_addr().expect("address")
     );
-    axum::serve(listener, app).await.expect("serve");
+    server.serve(app).await.expect("serve");
 }

@@ -32,9 +32,10 @@
 //! assert_eq!(response.headers()["vary"], "accept-encoding");
 //! ```
 //!
-//! With axum: `Router::new().route("/api/...", ...).fallback_service(service)`. Servers should set
-//! `TCP_NODELAY` on accepted sockets (axum 0.8: `listener.tap_io(|tcp| tcp.set_nodelay(true))`):
-//! without it, delayed ACKs can cut small-file throughput by orders of magnitude.
+//! With axum: `Router::new().route("/api/...", ...).fallback_service(service)`, served by
+//! [`Server`] (feature `server`: deadlines for every phase of a connection, HTTP/2 limits, a fair
+//! connection cap, `TCP_NODELAY`, graceful shutdown) or by `axum::serve`, which bounds none of
+//! those and leaves `TCP_NODELAY` off (small-file throughput then waits on delayed ACKs).
 //!
 //! The module is a line of stages over plain data: [`RequestHead`] in; the decision (decide.rs:
 //! an `Outcome` from the site and the request); the response's status and headers

@@ -18,7 +18,9 @@ async fn main() -> std::io::Result<()> {
         .route("/api/ping", axum::routing::get(|| async { "pong" }))
         .fallback_service(assets);
     let address = std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".to_owned());
-    let listener = tokio::net::TcpListener::bind(&address).await?;
-    println!("listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, app).await
+    // Deadlines for every phase of a connection, HTTP/2 limits, a fair connection cap and a
+    // graceful shutdown on SIGINT/SIGTERM: what plain `axum::serve` leaves open (SECURITY.md).
+    let server = bindery::serve::Server::bind(&address).await?;
+    println!("listening on http://{}", server.local_addr()?);
+    server.serve(app).await
 }
