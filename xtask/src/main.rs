@@ -4,6 +4,7 @@
 mod bench_build;
 mod bench_cache;
 mod bench_deltas;
+mod bench_hostile;
 mod bench_http;
 mod bench_memory;
 mod bench_nginx;
@@ -45,6 +46,8 @@ enum Task {
     BenchNginx(bench_nginx::Args),
     /// A deploy that keeps the previous release: full, gzip, br, zstd and dcz bytes of a changed file, build time and catalog bytes.
     BenchDeltas(bench_deltas::Args),
+    /// The same hostile clients against bindery's Server, plain axum::serve, actix-web and rocket.
+    BenchHostile(bench_hostile::Args),
     /// Does one large decompression stall other requests? p99 of small requests beside it.
     BenchStall(bench_stall::Args),
     /// The GeoIP memory table (one process per DB mode); --limit MIB adds the memory-limit run.
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Task::BenchBuild(args) => bench_build::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
         Task::BenchNginx(args) => bench_nginx::run(&args),
+        Task::BenchHostile(args) => bench_hostile::run(&args),
         Task::BenchStall(args) => bench_stall::run(&args),
         Task::BenchDeltas(args) => bench_deltas::run(&args),
     };

@@ -36,6 +36,19 @@ struct Args {
     /// What answers: `ServeCatalog`, or one of the floors without it.
     #[arg(long, value_enum, default_value_t = Handler::ServeCatalog)]
     handler: Handler,
+    /// The serve loop: `axum::serve`, or `bindery::serve::Server` with its defaults.
+    #[arg(long, value_enum, default_value_t = Loop::Axum)]
+    server: Loop,
+}
+
+/// Which loop accepts and serves the connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Loop {
+    /// `axum::serve` (`TCP_NODELAY` by `tap_io`, or `ZeroCopyListener`).
+    Axum,
+    /// `bindery::serve::Server`: deadlines, HTTP/2 limits, the fair cap (`.zero_copy(true)`
+    /// with --zero-copy).
+    Bindery,
 }
 
 /// What answers the requests.
@@ -80,7 +93,11 @@ fn main() -> anyhow::Result<()> {
             }),
             Handler::BareHyper => return bare_hyper(listener, &args).await,
         };
-        if args.zero_copy {
+        if args.server == Loop::Bindery {
+            // The zero-copy threshold stays the default here: `Server` takes none.
+            let server = bindery::serve::Server::new(listener).zero_copy(args.zero_copy);
+            server.serve(app).await?;
+        } else if args.zero_copy {
             let listener =
                 bindery::zerocopy::ZeroCopyListener::new(listener).threshold(args.threshold);
             axum::serve(listener, app).await?;

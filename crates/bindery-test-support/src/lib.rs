@@ -1,10 +1,12 @@
 //! Helpers shared by bindery's test suites and tools, so that none keeps its own copy: noise
 //! bytes, throwaway cargo projects built outside the workspace as a user's would be, HTTP by
-//! hand (HTTP/1 and a raw HTTP/2 client), Prometheus samples and servers started as programs.
+//! hand (HTTP/1 and a raw HTTP/2 client), hostile clients, Prometheus samples and servers started as programs.
 #![forbid(unsafe_code)]
 
 use std::path::Path;
 
+pub mod deployment;
+pub mod hostile;
 mod http;
 mod project;
 pub mod raw_h2;

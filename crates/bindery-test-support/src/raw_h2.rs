@@ -37,6 +37,8 @@ pub struct Received {
     pub reset: Vec<u32>,
     /// Whether a GOAWAY came.
     pub goaway: bool,
+    /// Whether the server sent its SETTINGS: it speaks HTTP/2.
+    pub settings: bool,
     /// When the connection ended (EOF or an error), from the connect.
     pub closed_after: Option<Duration>,
 }
@@ -254,6 +256,7 @@ fn read_frames(mut reader: TcpStream, mut writer: TcpStream, shared: &Shared, st
             HEADERS => received.answered.push(stream),
             RST_STREAM => received.reset.push(stream),
             GOAWAY => received.goaway = true,
+            SETTINGS => received.settings = true,
             _ => {}
         }
         shared.changed.notify_all();

@@ -37,6 +37,9 @@ pub struct Args {
     /// Run only the comparisons whose title contains this text (`vue`, `17 MiB`, `/geo`).
     #[arg(long, value_name = "TEXT")]
     pub only: Option<String>,
+    /// Run only the contenders whose name contains this text (`Server`, `floor`).
+    #[arg(long, value_name = "TEXT")]
+    pub contenders: Option<String>,
 }
 
 /// A bindery server compared with the reference.
@@ -75,7 +78,7 @@ const FILES: [File; 2] = [
 
 /// What a user's crate runs, the variants tried against it, and the floors under it: the same
 /// stack without `ServeCatalog`, and hyper without axum (what no handler on them can undercut).
-const CONTENDERS: [Contender; 8] = [
+const CONTENDERS: [Contender; 10] = [
     Contender {
         name: "user crate, `axum::serve`, `#[tokio::main]` (plain path)",
         binary: PLAIN,
@@ -83,9 +86,21 @@ const CONTENDERS: [Contender; 8] = [
         from_linker: false,
     },
     Contender {
+        name: "user crate, `bindery::serve::Server`, `#[tokio::main]` (plain path)",
+        binary: PLAIN,
+        args: &["--server", "bindery"],
+        from_linker: false,
+    },
+    Contender {
         name: "user crate, `ZeroCopyListener`, `#[tokio::main]`",
         binary: PLAIN,
         args: &["--zero-copy"],
+        from_linker: false,
+    },
+    Contender {
+        name: "user crate, `bindery::serve::Server` with `.zero_copy(true)`, `#[tokio::main]`",
+        binary: PLAIN,
+        args: &["--zero-copy", "--server", "bindery"],
         from_linker: false,
     },
     Contender {
@@ -172,7 +187,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let mut comparisons = Vec::new();
     for file in FILES.iter().filter(|file| wanted(file.name)) {
-        comparisons.push(versus_nginx(file, pairs, seconds, tuning_runs)?);
+        let only = args.contenders.as_deref();
+        comparisons.push(versus_nginx(file, only, pairs, seconds, tuning_runs)?);
     }
     if wanted(GEO) {
         comparisons.push(geo_versus_bare(pairs, seconds)?);
@@ -288,8 +304,15 @@ fn median_cpu(runs: &[Run]) -> f64 {
     report::median(runs.iter().map(|run| run.cpu_us_per_request).collect())
 }
 
-/// nginx at its best on `file`, then every contender paired with it.
-fn versus_nginx(file: &File, pairs: u32, seconds: u32, runs: u32) -> anyhow::Result<Comparison> {
+/// nginx at its best on `file`, then every contender (whose name contains `only`, if given)
+/// paired with it.
+fn versus_nginx(
+    file: &File,
+    only: Option<&str>,
+    pairs: u32,
+    seconds: u32,
+    runs: u32,
+) -> anyhow::Result<Comparison> {
     let mut ranked = rank_tunings(file, runs, seconds)?;
     let tunings = ranked
         .iter()
@@ -300,7 +323,10 @@ fn versus_nginx(file: &File, pairs: u32, seconds: u32, runs: u32) -> anyhow::Res
     let (reference, _) = ranked.pop().context("no nginx tuning")?;
     let reference_load = Load::path(file.nginx_path);
     let mut contenders = Vec::new();
-    for contender in &CONTENDERS {
+    let chosen = CONTENDERS
+        .iter()
+        .filter(|contender| only.is_none_or(|only| contender.name.contains(only)));
+    for contender in chosen {
         let server = start_binary(
             contender.name,
             contender.binary,

@@ -15,6 +15,7 @@ mod rebuild;
 mod reproducible;
 mod roundtrip;
 mod rust_embed_crates;
+mod server;
 mod trust;
 mod vite;
 mod zerocopy;

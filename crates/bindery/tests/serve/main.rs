@@ -15,6 +15,7 @@ mod properties;
 mod ranges;
 mod real_server;
 mod rfc9110;
+mod server;
 mod support;
 mod tower_http;
 mod zerocopy;

@@ -1,5 +1,7 @@
 //! bindery on actix-web 4: the catalog as a service of the App (feature `actix`).
 
+use std::time::Duration;
+
 use bindery::serve::ServeCatalog;
 
 static SITE: bindery::Catalog =
@@ -21,6 +23,15 @@ async fn main() -> std::io::Result<()> {
             .service(assets.clone())
     })
     .workers(2)
+    // actix's own deadlines and caps, set on purpose: a request head within 10 s of the accept,
+    // 60 s of idle keep-alive, 5 s to close, at most 4,096 connections per worker, a backlog
+    // of 4,096. It has no deadline for an answer the client stops reading (SECURITY.md).
+    .client_request_timeout(Duration::from_secs(10))
+    .keep_alive(Duration::from_secs(60))
+    .client_disconnect_timeout(Duration::from_secs(5))
+    .max_connections(4096)
+    .backlog(4096)
+    .shutdown_timeout(30)
     .bind(&address)?;
     for bound in server.addrs() {
         println!("listening on http://{bound}");

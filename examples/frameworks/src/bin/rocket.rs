@@ -21,9 +21,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let address: std::net::SocketAddr = std::env::var("BIND")
         .unwrap_or_else(|_| "127.0.0.1:8080".to_owned())
         .parse()?;
+    // rocket 0.5 has no deadline for a request head or an idle connection and no connection
+    // cap (`keep_alive` only turns HTTP/1 keep-alive on or off): behind the internet, put a
+    // proxy with those in front (SECURITY.md, "Per deployment").
     let config = rocket::Config {
         address: address.ip(),
         port: address.port(),
+        keep_alive: 5,
         ..rocket::Config::default()
     };
     let announce = rocket::fairing::AdHoc::on_liftoff("announce", move |_| {

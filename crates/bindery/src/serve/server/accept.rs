@@ -131,11 +131,7 @@ impl Server {
             spawn(connection, stream, slot, zero_copy);
         }
         drop(listener);
-        tracing::info!("shutting down: waiting for requests in flight");
-        tokio::select! {
-            () = graceful.shutdown() => tracing::info!("all connections closed"),
-            () = tokio::time::sleep(shutdown_grace) => tracing::warn!("grace period over; closing"),
-        }
+        drain(graceful, shutdown_grace).await;
         Ok(())
     }
 
@@ -159,6 +155,15 @@ impl Server {
             self.trusted.clone(),
             self.counters.clone(),
         ))
+    }
+}
+
+/// Waits up to `grace` for the connections `graceful` watches to finish their requests.
+async fn drain(graceful: GracefulShutdown, grace: Duration) {
+    tracing::info!("shutting down: waiting for requests in flight");
+    tokio::select! {
+        () = graceful.shutdown() => tracing::info!("all connections closed"),
+        () = tokio::time::sleep(grace) => tracing::warn!("grace period over; closing"),
     }
 }
 
