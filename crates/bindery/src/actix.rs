@@ -3,7 +3,8 @@
 //! [`mount_point`](ServeCatalog::mount_point), answering with everything the tower service does
 //! (ETag and 304, 412, ranges, HEAD, `Cache-Control`, precompressed variants, the SPA fallback
 //! and the 404 page, no traversal). The request is read in place through [`RequestHead`];
-//! nothing is rebuilt, and bodies go to actix as the chunks they are.
+//! nothing is rebuilt, and bodies go to actix as slices of the bytes they are, at most
+//! [`ACTIX_CHUNK`] at a time (actix copies each chunk it takes into its write buffer).
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -93,24 +94,50 @@ fn into_actix(response: http::Response<Body>, is_head: bool) -> HttpResponse {
         .and_then(|value| value.to_str().ok()?.parse().ok());
     match length {
         Some(length) if is_head => builder.body(HeadBody(length)),
-        _ => builder.body(body),
+        _ => builder.body(Sliced {
+            body,
+            rest: actix_web::web::Bytes::new(),
+        }),
     }
 }
 
-/// Chunks go to actix one by one, as they are: a multipart answer's parts are never joined.
-impl MessageBody for Body {
+/// The most bytes handed to actix at once. actix's HTTP/1 dispatcher copies every chunk it
+/// takes into its write buffer, whole, and takes chunks while that buffer holds less than
+/// 32 KiB: a 17 MiB file handed over as one chunk was a 17 MiB copy per connection, held for as
+/// long as its client took to read it (50 slow readers held 866 MiB). Slices of the embedded
+/// bytes (`Bytes::slice`, no copy) bound it to this much beyond actix's 32 KiB.
+pub const ACTIX_CHUNK: usize = 32 * 1024;
+
+/// A body handed to actix in slices of at most [`ACTIX_CHUNK`]; a multipart answer's parts are
+/// never joined.
+struct Sliced {
+    body: Body,
+    rest: actix_web::web::Bytes,
+}
+
+impl MessageBody for Sliced {
     type Error = std::convert::Infallible;
 
     fn size(&self) -> BodySize {
-        BodySize::Sized(self.len())
+        BodySize::Sized(self.body.len() + self.rest.len() as u64)
     }
 
     fn poll_next(
         self: Pin<&mut Self>,
         context: &mut Context<'_>,
     ) -> Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
-        http_body::Body::poll_frame(self, context)
-            .map(|frame| frame.map(|frame| Ok(frame?.into_data().unwrap_or_default())))
+        let this = self.get_mut();
+        if this.rest.is_empty() {
+            let next = http_body::Body::poll_frame(Pin::new(&mut this.body), context);
+            match next {
+                Poll::Ready(Some(Ok(frame))) => this.rest = frame.into_data().unwrap_or_default(),
+                Poll::Ready(Some(Err(never))) => match never {},
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        let take = this.rest.len().min(ACTIX_CHUNK);
+        Poll::Ready(Some(Ok(this.rest.split_to(take))))
     }
 }
 

@@ -11,7 +11,7 @@ use super::dictionary;
 use super::encoding::Accepted;
 use super::head::{RequestHead, first_text, text};
 use super::outcome::{Headers, Outcome, Refusal, Selection, Served, Target};
-use super::path;
+use super::path::{self, joined};
 use super::prepared::{Prepared, Representation};
 use super::range::{self, Decision, Part};
 use super::site::Site;
@@ -80,7 +80,7 @@ fn miss<'a>(site: &'a Site, request: &impl RequestHead, decoded: &str) -> Outcom
 /// alias; the folder's index file for a key ending in `/`.
 fn lookup<'a>(site: &'a Site, key: &str) -> Option<Target<'a>> {
     if key.is_empty() || key.ends_with('/') {
-        return site.find(&format!("{key}{}", site.config.index_file));
+        return joined(&[key, &site.config.index_file], |key| site.find(key));
     }
     if let Some(target) = site.find(key) {
         return Some(target);
@@ -89,7 +89,7 @@ fn lookup<'a>(site: &'a Site, key: &str) -> Option<Target<'a>> {
         return Some(target);
     }
     if site.config.clean_urls && !has_extension(key) {
-        if let Some(target) = site.find(&format!("{key}.html")) {
+        if let Some(target) = joined(&[key, ".html"], |key| site.find(key)) {
             return Some(target);
         }
     }
@@ -231,7 +231,12 @@ fn is_navigation(request: &impl RequestHead) -> bool {
     request
         .header_values(&ACCEPT)
         .filter_map(text)
-        .any(|accept| accept.to_ascii_lowercase().contains("text/html"))
+        .any(|accept| {
+            accept
+                .as_bytes()
+                .windows(b"text/html".len())
+                .any(|window| window.eq_ignore_ascii_case(b"text/html"))
+        })
 }
 
 /// Whether the last segment of a key has an extension (`a/b.css`, not `a.b/c`).

@@ -27,6 +27,26 @@ pub(crate) const NOT_URI: &AsciiSet = &percent_encoding::CONTROLS
 /// attribute as it is. `/` stays: it separates folders in both.
 pub(crate) const URL_PATH: &AsciiSet = &NOT_URI.add(b'%').add(b'&').add(b'\'');
 
+/// Calls `with` on `parts` joined, in a buffer on the stack when they fit (a catalog key and
+/// a suffix, looked up on every miss: no allocation per request), else in a `String`.
+pub(crate) fn joined<R>(parts: &[&str], with: impl FnOnce(&str) -> R) -> R {
+    let mut buffer = [0u8; 512];
+    let len: usize = parts.iter().map(|part| part.len()).sum();
+    if len > buffer.len() {
+        return with(&parts.concat());
+    }
+    let mut at = 0;
+    for part in parts {
+        buffer[at..at + part.len()].copy_from_slice(part.as_bytes());
+        at += part.len();
+    }
+    // Whole strings, end to end: valid UTF-8.
+    match std::str::from_utf8(&buffer[..len]) {
+        Ok(text) => with(text),
+        Err(_) => with(&parts.concat()),
+    }
+}
+
 /// Why a request path is refused (answered with 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PathError {
@@ -94,6 +114,17 @@ pub(crate) fn decode(raw: &str, max_len: usize) -> Result<Cow<'_, str>, PathErro
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parts_are_joined_on_the_stack_or_the_heap_alike() {
+        assert_eq!(
+            super::joined(&["docs", "/", "index.html"], str::to_owned),
+            "docs/index.html"
+        );
+        let long = "é".repeat(300);
+        assert_eq!(super::joined(&[&long, ".html"], str::len), long.len() + 5);
+        assert_eq!(super::joined(&[], str::to_owned), "");
+    }
+
     use super::{PathError, decode};
 
     #[test]

@@ -1,4 +1,7 @@
-//! Per-file header values computed once when the service is built, never per request.
+//! Per-file header values computed once when the service is built, never per request. Text
+//! the catalog holds for the program's life (ETags, media types) becomes a static value
+//! (`HeaderValue::from_static`): a request's copy of it is a copy of a pointer, with no shared
+//! count to touch.
 
 use http::{HeaderName, HeaderValue};
 
@@ -22,8 +25,7 @@ impl Representation {
             encoding,
             bytes,
             etag_text,
-            etag: HeaderValue::try_from(etag_text)
-                .unwrap_or_else(|_| HeaderValue::from_static("invalid")),
+            etag: static_value(etag_text).unwrap_or_else(|| HeaderValue::from_static("invalid")),
             len: HeaderValue::from(bytes.len()),
             content_encoding: HeaderValue::from_static(encoding.as_str()),
         }
@@ -60,14 +62,11 @@ impl Prepared {
         extra: Box<[(HeaderName, HeaderValue)]>,
     ) -> Self {
         let representations = representations(file);
-        let text = |value: &'static str| {
-            HeaderValue::try_from(value).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
-        };
         Prepared {
             file,
-            content_type: HeaderValue::try_from(file.content_type())
-                .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream")),
-            etag: text(file.etag()),
+            content_type: static_value(file.content_type())
+                .unwrap_or_else(|| HeaderValue::from_static("application/octet-stream")),
+            etag: static_value(file.etag()).unwrap_or_else(|| HeaderValue::from_static("invalid")),
             last_modified: file
                 .modified()
                 .and_then(|time| HeaderValue::try_from(httpdate::fmt_http_date(time)).ok()),
@@ -128,6 +127,14 @@ impl Prepared {
             .find(|(dictionary, _)| *dictionary == hash)
             .map(|(_, representation)| representation)
     }
+}
+
+/// `text` as a static header value, when it is a valid one (`from_static` would panic on
+/// another).
+fn static_value(text: &'static str) -> Option<HeaderValue> {
+    HeaderValue::from_str(text)
+        .is_ok()
+        .then(|| HeaderValue::from_static(text))
 }
 
 fn representations(file: &'static EmbeddedFile) -> Box<[Representation]> {

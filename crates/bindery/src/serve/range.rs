@@ -74,6 +74,14 @@ pub(crate) fn decide(text: &str, len: u64) -> Decision {
     if !unit.trim().eq_ignore_ascii_case("bytes") {
         return whole;
     }
+    // One range, the usual request (a video's seek, a resumed download): no list to build.
+    if !specs.contains(',') {
+        return match parse_spec(specs.trim(), len) {
+            Spec::Malformed => whole,
+            Spec::Unsatisfiable => Decision::Unsatisfiable,
+            Spec::Range(range) => Decision::Serve(Part::Range(range)),
+        };
+    }
     let mut ranges = Vec::new();
     for (index, spec) in specs.split(',').enumerate() {
         if index == MAX_SPECS {

@@ -6,7 +6,7 @@ use http::header::{
     ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE,
     ETAG, LAST_MODIFIED, LOCATION, VARY, X_CONTENT_TYPE_OPTIONS,
 };
-use http::{HeaderValue, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
 
 use super::body::Body;
 use super::cache_control::IMMUTABLE;
@@ -21,6 +21,12 @@ use crate::EmbeddedFile;
 
 /// `Use-As-Dictionary` (RFC 9842 §2.1).
 const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");
+
+/// The most headers a file's answer carries besides those added by path: `ETag`,
+/// `Cache-Control`, `Last-Modified`, `Vary`, `Use-As-Dictionary`, `Content-Type`,
+/// `Accept-Ranges`, `X-Content-Type-Options`, `Content-Encoding`, `Content-Length`,
+/// `Content-Range`.
+const FILE_HEADERS: usize = 11;
 
 /// What the body of a built response still needs.
 pub(crate) enum Plan {
@@ -93,6 +99,9 @@ fn file_response(
     } = served;
     let prepared = &*target.prepared;
     let mut response = Response::new(Body::empty());
+    // Sized once for every header a file's answer can carry: growing the map on the way was
+    // two more allocations per request.
+    *response.headers_mut() = HeaderMap::with_capacity(FILE_HEADERS + prepared.extra.len());
     let out = response.headers_mut();
     let etag = encoded.map_or(&prepared.etag, |representation| &representation.etag);
     out.insert(ETAG, etag.clone());
@@ -198,10 +207,10 @@ fn describe_part(response: &mut Response<Body>, prepared: &Prepared, part: &Part
                 CONTENT_LENGTH,
                 HeaderValue::from(range.end() - range.start() + 1),
             );
-            let value = format!("bytes {}-{}/{len}", range.start(), range.end());
-            if let Ok(content_range) = HeaderValue::try_from(value) {
-                out.insert(CONTENT_RANGE, content_range);
-            }
+            out.insert(
+                CONTENT_RANGE,
+                content_range(*range.start(), *range.end(), len),
+            );
             *response.status_mut() = StatusCode::PARTIAL_CONTENT;
         }
         Part::Ranges(ranges) => {
@@ -214,6 +223,18 @@ fn describe_part(response: &mut Response<Body>, prepared: &Prepared, part: &Part
             *response.status_mut() = StatusCode::PARTIAL_CONTENT;
         }
     }
+}
+
+/// `Content-Range: bytes start-end/len`, written on the stack: one allocation, the value's.
+fn content_range(start: u64, end: u64, len: u64) -> HeaderValue {
+    use std::io::Write as _;
+    let mut buffer = [0u8; 72];
+    let mut cursor = std::io::Cursor::new(&mut buffer[..]);
+    // Three u64s and the punctuation fit in 72 bytes: the write cannot fail.
+    let _ = write!(cursor, "bytes {start}-{end}/{len}");
+    let written = cursor.position() as usize;
+    HeaderValue::from_bytes(&buffer[..written])
+        .unwrap_or_else(|_| HeaderValue::from_static("bytes */0"))
 }
 
 /// Adds `accept` to the response's `Vary`: the answer depended on the request's `Accept`.
@@ -267,9 +288,13 @@ pub(crate) fn error_with(
         None => Response::new(Body::empty()),
     };
     *response.status_mut() = status;
-    let length = response.body().len();
+    let length = match response.body().len() {
+        // The usual error answer has no body: a static value, no allocation.
+        0 => HeaderValue::from_static("0"),
+        length => HeaderValue::from(length),
+    };
     let headers = response.headers_mut();
-    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    headers.insert(CONTENT_LENGTH, length);
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response

@@ -114,12 +114,13 @@ impl Site {
         if key.is_empty() || key.ends_with('/') {
             return false;
         }
-        let index = format!("{key}/{}", self.config.index_file);
-        #[cfg(feature = "overlay")]
-        if let Some(overlay) = &self.config.overlay {
-            return overlay.file(&index).is_some();
-        }
-        self.catalog.file(&index).is_some()
+        super::path::joined(&[key, "/", &self.config.index_file], |index| {
+            #[cfg(feature = "overlay")]
+            if let Some(overlay) = &self.config.overlay {
+                return overlay.file(index).is_some();
+            }
+            self.catalog.file(index).is_some()
+        })
     }
 
     /// Whether a miss at `decoded` would get the SPA's page for a navigation: a fallback is set

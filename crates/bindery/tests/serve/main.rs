@@ -1,6 +1,7 @@
 //! The HTTP service through `tower::ServiceExt::oneshot`, one test per behaviour, plus one real
 //! server on 127.0.0.1 driven by a real client.
 
+mod allocations;
 mod bundle;
 mod conditional;
 mod deploy;
@@ -19,3 +20,7 @@ mod server;
 mod support;
 mod tower_http;
 mod zerocopy;
+
+/// Allocations are counted per thread (allocations.rs); counting costs two `Cell` updates.
+#[global_allocator]
+static ALLOCATOR: allocations::Counting = allocations::Counting;

@@ -89,24 +89,16 @@ impl Server {
             zero_copy,
             shutdown,
             shutdown_grace,
+            trim_after_bursts,
+            counters,
             ..
         } = self;
+        let trimming =
+            trim_after_bursts.then(|| tokio::spawn(super::memory::trim_after_bursts(counters)));
         let builder = protocol.builder();
         let graceful = GracefulShutdown::new();
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(super::shutdown_signal()));
-        loop {
-            let (stream, peer) = tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok(accepted) => accepted,
-                    Err(error) => {
-                        // Out of file descriptors and the like: back off instead of spinning.
-                        tracing::warn!(%error, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                },
-                () = &mut shutdown => break,
-            };
+        while let Some((stream, peer)) = next_connection(&listener, &mut shutdown).await {
             let activity = Activity::new();
             let slot = match slots.take(peer.ip(), &activity) {
                 Ok(slot) => slot,
@@ -132,6 +124,9 @@ impl Server {
         }
         drop(listener);
         drain(graceful, shutdown_grace).await;
+        if let Some(trimming) = trimming {
+            trimming.abort();
+        }
         Ok(())
     }
 
@@ -155,6 +150,26 @@ impl Server {
             self.trusted.clone(),
             self.counters.clone(),
         ))
+    }
+}
+
+/// The next accepted connection, or `None` once `shutdown` completes. A failed accept (out of
+/// file descriptors and the like) backs off and tries again instead of spinning.
+async fn next_connection(
+    listener: &tokio::net::TcpListener,
+    shutdown: &mut super::Shutdown,
+) -> Option<(TcpStream, SocketAddr)> {
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => return Some(accepted),
+                Err(error) => {
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            () = &mut *shutdown => return None,
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 //!   closed even while the client sends `HEAD`s; a slow download that keeps moving is not cut).
 //! - **HTTP/1 and HTTP/2 limits**: a 16 KiB request head (431 beyond), 64 streams a connection,
 //!   a 16 KiB header list, 256 KiB queued per stream, small receive windows, rapid-reset limits
-//!   ([`protocol`](self#constants)).
+//!   ([`HTTP1_BUFFER`], [`HTTP2_MAX_STREAMS`] and the constants beside them).
 //! - **A fair connection cap** ([`Server::max_connections`], default from the open-file limit,
 //!   raised to its hard limit, and from the memory limit, cgroup or physical), at most
 //!   [`DEFAULT_PER_CLIENT`] of them from one client (an IPv4 address, an IPv6 /64): at either
@@ -19,7 +19,11 @@
 //! - `TCP_NODELAY`, a listen backlog of 4096 ([`Server::bind`]), graceful shutdown on SIGINT or
 //!   SIGTERM (or [a future of yours](Server::with_graceful_shutdown)) with a grace period,
 //!   `sendfile(2)` of embedded bodies when asked ([`Server::zero_copy`], feature `zerocopy`),
-//!   and counters for a `/metrics` page ([`Server::counters`]).
+//!   and counters for a `/metrics` page ([`Server::counters`]); after a burst of connections
+//!   ends, the allocator's free pages go back to the system ([`Server::trim_after_bursts`]).
+//!
+//! Defaults: [`DEFAULT_HEADER_READ_TIMEOUT`], [`DEFAULT_IDLE_TIMEOUT`], [`DEFAULT_SHUTDOWN_GRACE`],
+//! [`DEFAULT_PER_CLIENT`], [`connection_cap`] and the protocol constants below.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -45,6 +49,7 @@ mod accept;
 mod deadlines;
 mod delivery;
 mod limits;
+mod memory;
 mod protocol;
 mod proxy;
 mod signal;
@@ -103,6 +108,7 @@ pub struct Server {
     per_client: usize,
     trusted: TrustedProxies,
     raise_open_file_limit: bool,
+    trim_after_bursts: bool,
     zero_copy: bool,
     shutdown: Option<Shutdown>,
     shutdown_grace: Duration,
@@ -145,6 +151,7 @@ impl Server {
             per_client: DEFAULT_PER_CLIENT,
             trusted: TrustedProxies::none(),
             raise_open_file_limit: true,
+            trim_after_bursts: true,
             zero_copy: false,
             shutdown: None,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
@@ -262,6 +269,15 @@ impl Server {
     /// it sizes the default cap ([`raise_descriptor_limit`]). Default yes.
     pub fn raise_open_file_limit(mut self, raise: bool) -> Self {
         self.raise_open_file_limit = raise;
+        self
+    }
+
+    /// Whether the allocator's free pages are given back to the system after a burst of
+    /// connections ends (glibc's `malloc_trim`, when the open connections fall to half their
+    /// peak, by 64 or more; checked every 5 s). Default yes: without it, glibc keeps what
+    /// thousands of closed connections freed resident for good.
+    pub fn trim_after_bursts(mut self, trim: bool) -> Self {
+        self.trim_after_bursts = trim;
         self
     }
 

@@ -186,6 +186,9 @@ impl Slots {
             *registry.by_client.entry(client).or_default() += 1;
         }
         counters.open.store(registry.open.len(), Ordering::Relaxed);
+        counters
+            .peak
+            .fetch_max(registry.open.len(), Ordering::Relaxed);
         Ok(Slot {
             slots: Arc::clone(self),
             id,
@@ -225,6 +228,8 @@ struct Counters {
     cap: AtomicUsize,
     per_client: AtomicUsize,
     open: AtomicUsize,
+    /// The most open at once since [`ConnectionCounters::peak_open_since_read`] last read it.
+    peak: AtomicUsize,
     refused_full: AtomicU64,
     refused_per_client: AtomicU64,
     evicted: AtomicU64,
@@ -247,6 +252,12 @@ struct Counters {
 pub struct ConnectionCounters(Arc<Counters>);
 
 impl ConnectionCounters {
+    /// The most connections open at once since the last call; resets it to those open now.
+    pub(super) fn peak_open_since_read(&self) -> usize {
+        let open = self.0.open.load(Ordering::Relaxed);
+        self.0.peak.swap(open, Ordering::Relaxed).max(open)
+    }
+
     /// What the counters say now (caps are 0 until the server starts).
     pub fn stats(&self) -> ConnectionStats {
         let counters = &self.0;
