@@ -5,6 +5,8 @@
 #
 #   benches/scripts/instructions-per-request.sh BINARY PATH [ACCEPT-ENCODING]
 #
+# `SERVER_ARGS` adds flags to the server's command line (`SERVER_ARGS='--server bindery'`).
+#
 # Starts BINARY under valgrind on 127.0.0.1, warms it with 2 s of wrk, zeroes the counters,
 # runs 6 s of wrk (one thread, four connections), dumps the counters and prints
 # `<instructions> <requests> <instructions per request>`. Needs valgrind and wrk.
@@ -12,8 +14,9 @@ set -euo pipefail
 binary=$1 path=$2 accept=${3:-}
 work=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+# shellcheck disable=SC2086 # the flags are words
 valgrind --tool=callgrind --callgrind-out-file="$work/out.%p" "$binary" --addr 127.0.0.1:0 \
-    >"$work/log" 2>/dev/null &
+    ${SERVER_ARGS:-} >"$work/log" 2>/dev/null &
 server=$!
 for _ in $(seq 150); do grep -q 'addr=' "$work/log" && break; sleep 0.2; done
 addr=$(grep -o 'addr=[^ ]*' "$work/log" | cut -d= -f2)

@@ -17,7 +17,7 @@ use tokio::net::TcpStream;
 use tower_service::Service;
 
 use super::Server;
-use super::deadlines::{self, Activity, Deadlines};
+use super::deadlines::{self, Activity, Clock, Deadlines};
 use super::delivery::{HTTP2_FRAME, Tracked, Watched};
 use super::limits;
 use super::slots::{Refused, Slot, Slots};
@@ -95,11 +95,13 @@ impl Server {
         } = self;
         let trimming =
             trim_after_bursts.then(|| tokio::spawn(super::memory::trim_after_bursts(counters)));
+        let clock = Clock::new();
+        tokio::spawn(Clock::run(Arc::downgrade(&clock)));
         let builder = protocol.builder();
         let graceful = GracefulShutdown::new();
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(super::shutdown_signal()));
         while let Some((stream, peer)) = next_connection(&listener, &mut shutdown).await {
-            let activity = Activity::new();
+            let activity = Activity::new(&clock);
             let slot = match slots.take(peer.ip(), &activity) {
                 Ok(slot) => slot,
                 Err(reason) => {
@@ -212,8 +214,8 @@ struct Connection<S> {
 }
 
 impl<S> Connection<S> {
-    /// Serves the connection on `io` until it ends or outlives a deadline; `slot` is given back
-    /// when it does.
+    /// Serves the connection on `io` until it ends or outlives a deadline (it is then dropped:
+    /// closed); `slot` is given back when it does.
     async fn serve<I, B>(self, io: I, slot: Slot)
     where
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -253,15 +255,22 @@ impl<S> Connection<S> {
                 .serve_connection_with_upgrades(io, service)
                 .into_owned(),
         );
-        tokio::select! {
-            ended = connection => if let Err(error) = ended {
+        // The connection on a task of its own, and this one its watchdog: a wake of the
+        // connection (every read and write) polls hyper alone, not the deadlines beside it.
+        let mut serving = tokio::spawn(async move {
+            if let Err(error) = connection.await {
                 tracing::debug!(%peer, %error, "connection ended with an error");
-            },
+            }
+        });
+        tokio::select! {
+            _ = &mut serving => {}
             reason = deadlines::watchdog(Arc::clone(&activity), deadlines) => {
+                serving.abort();
                 slots.record_expired(reason);
                 tracing::debug!(%peer, reason = reason.as_str(), "connection closed at its deadline");
             }
             () = activity.evicted() => {
+                serving.abort();
                 tracing::debug!(%peer, "idle connection closed to make room for a new one");
             }
         }

@@ -61,16 +61,67 @@ impl Expired {
     }
 }
 
-/// Milliseconds since the accept, saturating: every time of a connection is one of these, so
-/// each update is one relaxed atomic store and no deadline arithmetic can overflow.
+/// Milliseconds, saturating: every time of a connection is one of these, so each update is
+/// one relaxed atomic store and no deadline arithmetic can overflow.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// How often a server's [`Clock`] advances: the precision of every deadline.
+pub(super) const TICK: Duration = Duration::from_millis(20);
+
+/// A millisecond clock shared by a server's connections and advanced by one task
+/// ([`Clock::run`]) every [`TICK`]: recording an event (bytes moving, a frame taken, a request
+/// starting or ending) is a relaxed load and store, with no read of the system's clock on the
+/// path of every request.
+#[derive(Debug)]
+pub(super) struct Clock {
+    start: Instant,
+    millis: AtomicU64,
+}
+
+impl Clock {
+    /// A clock at 0.
+    pub(super) fn new() -> Arc<Clock> {
+        Arc::new(Clock {
+            start: Instant::now(),
+            millis: AtomicU64::new(0),
+        })
+    }
+
+    /// Milliseconds since the clock started, as of its last tick.
+    fn now(&self) -> u64 {
+        self.millis.load(Ordering::Relaxed)
+    }
+
+    /// Reads the system's clock into this one.
+    pub(super) fn advance(&self) {
+        self.millis
+            .store(millis(self.start.elapsed()), Ordering::Relaxed);
+    }
+
+    /// Advances the clock every [`TICK`] for as long as anything holds it (the server or one of
+    /// its connections).
+    pub(super) async fn run(clock: std::sync::Weak<Clock>) {
+        loop {
+            tokio::time::sleep(TICK).await;
+            match clock.upgrade() {
+                Some(clock) => clock.advance(),
+                None => return,
+            }
+        }
+    }
+}
+
+/// The inline progress slot's value when no request holds it.
+const FREE: u64 = u64::MAX;
+
 /// What a connection has done, shared by its IO, its requests' bodies and its watchdog.
 #[derive(Debug)]
 pub struct Activity {
-    accepted: Instant,
+    clock: Arc<Clock>,
+    /// When the connection was accepted.
+    accepted: u64,
     /// Requests whose head was complete (the service was called).
     started: AtomicU64,
     /// When a request last started or ended.
@@ -82,7 +133,12 @@ pub struct Activity {
     head_begun: AtomicU64,
     /// Whether the connection speaks HTTP/2 (known at its first request).
     is_http2: AtomicBool,
-    /// The requests in flight, each with the time its answer last made progress.
+    /// When the answer of the first request in flight (one at a time over HTTP/1, the first
+    /// stream of HTTP/2) last made progress, or [`FREE`]: kept inline, so that a request of an
+    /// HTTP/1 connection takes no lock and allocates nothing.
+    inline_progress: AtomicU64,
+    /// The other requests in flight (HTTP/2's concurrent streams), each with the time its
+    /// answer last made progress.
     in_flight: Mutex<Vec<Arc<AtomicU64>>>,
     in_flight_count: AtomicUsize,
     /// Told to close by the connection cap (an idle connection makes room for a new one).
@@ -90,15 +146,18 @@ pub struct Activity {
 }
 
 impl Activity {
-    /// A connection accepted now.
-    pub fn new() -> Arc<Self> {
+    /// A connection accepted now, timed by `clock`.
+    pub(super) fn new(clock: &Arc<Clock>) -> Arc<Self> {
+        let now = clock.now();
         Arc::new(Activity {
-            accepted: Instant::now(),
+            clock: Arc::clone(clock),
+            accepted: now,
             started: AtomicU64::new(0),
-            last_request: AtomicU64::new(0),
-            last_io: AtomicU64::new(0),
+            last_request: AtomicU64::new(now),
+            last_io: AtomicU64::new(now),
             head_begun: AtomicU64::new(0),
             is_http2: AtomicBool::new(false),
+            inline_progress: AtomicU64::new(FREE),
             in_flight: Mutex::new(Vec::new()),
             in_flight_count: AtomicUsize::new(0),
             evicted: Notify::new(),
@@ -106,7 +165,7 @@ impl Activity {
     }
 
     fn now(&self) -> u64 {
-        millis(self.accepted.elapsed())
+        self.clock.now()
     }
 
     /// Records bytes read from the client. On an HTTP/1 connection between requests they are
@@ -136,8 +195,17 @@ impl Activity {
         if is_http2 {
             self.is_http2.store(true, Ordering::Relaxed);
         }
-        let progress = Arc::new(AtomicU64::new(now));
-        self.lock().push(Arc::clone(&progress));
+        let is_inline = self
+            .inline_progress
+            .compare_exchange(FREE, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        let progress = if is_inline {
+            Progress::Inline
+        } else {
+            let progress = Arc::new(AtomicU64::new(now));
+            self.lock().push(Arc::clone(&progress));
+            Progress::Shared(progress)
+        };
         self.in_flight_count.fetch_add(1, Ordering::Relaxed);
         self.started.fetch_add(1, Ordering::Relaxed);
         self.last_request.store(now, Ordering::Relaxed);
@@ -159,10 +227,11 @@ impl Activity {
         self.in_flight_count.load(Ordering::Relaxed) == 0
     }
 
-    /// Since when the connection has had nothing in flight (its accept, or its last request's
-    /// start or end): what the cap compares to close the longest idle first.
-    pub fn idle_since(&self) -> Instant {
-        self.accepted + Duration::from_millis(self.last_request.load(Ordering::Relaxed))
+    /// Since when (in the server clock's milliseconds) the connection has had nothing in
+    /// flight (its accept, or its last request's start or end): what the cap compares to close
+    /// the longest idle first.
+    pub fn idle_since(&self) -> u64 {
+        self.last_request.load(Ordering::Relaxed)
     }
 
     /// Tells the connection to close: the cap needs its slot.
@@ -186,13 +255,18 @@ impl Activity {
     fn deadline(&self, limits: &Deadlines) -> (Duration, Expired) {
         let at = |millis: u64, limit: Duration| Duration::from_millis(millis).saturating_add(limit);
         if self.started.load(Ordering::Relaxed) == 0 {
-            return (limits.first_request, Expired::FirstRequest);
+            return (
+                at(self.accepted, limits.first_request),
+                Expired::FirstRequest,
+            );
         }
-        let oldest_progress = self
+        let inline = Some(self.inline_progress.load(Ordering::Relaxed)).filter(|at| *at != FREE);
+        let shared = self
             .lock()
             .iter()
             .map(|progress| progress.load(Ordering::Relaxed))
             .min();
+        let oldest_progress = inline.into_iter().chain(shared).min();
         let Some(oldest) = oldest_progress else {
             // Bytes do not count here: HTTP/2 pings (ours and the client's) move bytes on an
             // idle connection.
@@ -243,35 +317,52 @@ pub async fn watchdog(activity: Arc<Activity>, limits: Deadlines) -> Expired {
         .max(Duration::from_millis(1));
     loop {
         let (due, reason) = activity.deadline(&limits);
-        let elapsed = activity.accepted.elapsed();
-        if elapsed >= due {
+        let now = Duration::from_millis(activity.now());
+        if now >= due {
             return reason;
         }
-        tokio::time::sleep((due - elapsed).min(step)).await;
+        // The clock is a tick behind at most: past the due time, one more tick tells.
+        tokio::time::sleep((due - now).min(step).max(TICK)).await;
     }
+}
+
+/// Where a request in flight keeps its progress.
+#[derive(Debug)]
+enum Progress {
+    /// The connection's inline slot.
+    Inline,
+    /// A slot of its own in the connection's list.
+    Shared(Arc<AtomicU64>),
 }
 
 /// One request in flight; ends it when dropped.
 #[derive(Debug)]
 pub struct InFlight {
     activity: Option<Arc<Activity>>,
-    progress: Arc<AtomicU64>,
+    progress: Progress,
 }
 
 impl InFlight {
     /// Records that the answer made progress: hyper took a frame of its body.
     pub fn progressed(&self) {
         if let Some(activity) = &self.activity {
-            self.progress.store(activity.now(), Ordering::Relaxed);
+            let now = activity.now();
+            match &self.progress {
+                Progress::Inline => activity.inline_progress.store(now, Ordering::Relaxed),
+                Progress::Shared(progress) => progress.store(now, Ordering::Relaxed),
+            }
         }
     }
 
     /// Ends the request: its answer is handed over, or given up.
     pub fn end(&mut self) {
         if let Some(activity) = self.activity.take() {
-            activity
-                .lock()
-                .retain(|progress| !Arc::ptr_eq(progress, &self.progress));
+            match &self.progress {
+                Progress::Inline => activity.inline_progress.store(FREE, Ordering::Relaxed),
+                Progress::Shared(mine) => activity
+                    .lock()
+                    .retain(|progress| !Arc::ptr_eq(progress, mine)),
+            }
             activity.in_flight_count.fetch_sub(1, Ordering::Relaxed);
             activity
                 .last_request
@@ -288,7 +379,7 @@ impl Drop for InFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::{Activity, Deadlines, Expired};
+    use super::{Activity, Clock, Deadlines, Expired};
     use std::time::Duration;
 
     const LIMITS: Deadlines = Deadlines {
@@ -298,7 +389,7 @@ mod tests {
 
     #[test]
     fn each_phase_has_its_deadline() {
-        let activity = Activity::new();
+        let activity = Activity::new(&Clock::new());
         assert_eq!(
             activity.deadline(&LIMITS),
             (LIMITS.first_request, Expired::FirstRequest)
@@ -318,9 +409,11 @@ mod tests {
 
     #[test]
     fn http2_streams_are_judged_by_their_own_progress() {
-        let activity = Activity::new();
+        let clock = Clock::new();
+        let activity = Activity::new(&clock);
         let held = activity.request_started(true);
         std::thread::sleep(Duration::from_millis(20));
+        clock.advance();
         // Another stream starting and ending, and bytes moving, renew nothing for `held`.
         drop(activity.request_started(true));
         activity.bytes_read();
@@ -333,8 +426,29 @@ mod tests {
     }
 
     #[test]
+    fn the_first_request_in_flight_is_kept_inline_and_the_others_in_the_list() {
+        let clock = Clock::new();
+        let activity = Activity::new(&clock);
+        let first = activity.request_started(true);
+        let second = activity.request_started(true);
+        assert_eq!(activity.lock().len(), 1, "only the second is in the list");
+        std::thread::sleep(Duration::from_millis(5));
+        clock.advance();
+        first.progressed();
+        // The second, still at its start, is the oldest.
+        assert_eq!(activity.deadline(&LIMITS).0, LIMITS.idle);
+        drop(second);
+        assert!(activity.deadline(&LIMITS).0 > LIMITS.idle);
+        drop(first);
+        assert!(activity.is_idle());
+        let third = activity.request_started(false);
+        assert!(activity.lock().is_empty(), "the inline slot is free again");
+        drop(third);
+    }
+
+    #[test]
     fn huge_limits_saturate_instead_of_overflowing() {
-        let activity = Activity::new();
+        let activity = Activity::new(&Clock::new());
         let limits = Deadlines {
             first_request: Duration::MAX,
             idle: Duration::MAX,

@@ -191,7 +191,7 @@ mod tests {
     use http_body::Body as _;
 
     use super::Tracked;
-    use crate::serve::server::deadlines::Activity;
+    use crate::serve::server::deadlines::{Activity, Clock};
 
     fn poll<B: http_body::Body<Data = Bytes> + Unpin>(body: &mut B) -> Option<Bytes> {
         let mut context = Context::from_waker(std::task::Waker::noop());
@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn frames_are_cut_without_copies_and_the_request_ends_after_the_last() {
         static BYTES: [u8; 10] = *b"0123456789";
-        let activity = Activity::new();
+        let activity = Activity::new(&Clock::new());
         let in_flight = activity.request_started(true);
         let mut body = Tracked::new(
             http_body_util::Full::new(Bytes::from_static(&BYTES)),
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn an_empty_body_says_so_and_ends_when_dropped() {
-        let activity = Activity::new();
+        let activity = Activity::new(&Clock::new());
         let body = Tracked::new(
             http_body_util::Empty::<Bytes>::new(),
             activity.request_started(false),

@@ -303,7 +303,7 @@ pub struct ConnectionStats {
 #[cfg(test)]
 mod tests {
     use super::{ConnectionCounters, DEFAULT_PER_CLIENT, Refused, Slots};
-    use crate::serve::server::deadlines::Activity;
+    use crate::serve::server::deadlines::{Activity, Clock};
     use crate::serve::server::proxy::TrustedProxies;
 
     #[test]
@@ -316,13 +316,18 @@ mod tests {
             counters.clone(),
         );
         let hog: std::net::IpAddr = "192.0.2.1".parse().expect("address");
-        let first = Activity::new();
+        let clock = Clock::new();
+        let first = Activity::new(&clock);
         let held_first = slots.take(hog, &first).expect("slot");
         std::thread::sleep(std::time::Duration::from_millis(5));
-        let second = Activity::new();
+        clock.advance();
+        let second = Activity::new(&clock);
         let _held_second = slots.take(hog, &second).expect("slot");
         let other = slots
-            .take("192.0.2.2".parse().expect("address"), &Activity::new())
+            .take(
+                "192.0.2.2".parse().expect("address"),
+                &Activity::new(&Clock::new()),
+            )
             .expect("room made");
         assert_eq!(counters.stats().evicted, 1);
         assert_eq!(counters.stats().open, 2);
@@ -335,17 +340,19 @@ mod tests {
     fn a_client_at_its_share_is_refused_when_none_of_its_connections_is_idle() {
         let slots = Slots::new(10, 1, TrustedProxies::none(), ConnectionCounters::default());
         let peer: std::net::IpAddr = "2001:db8::1".parse().expect("address");
-        let busy = Activity::new();
+        let busy = Activity::new(&Clock::new());
         let _request = busy.request_started(false);
         let _held = slots.take(peer, &busy).expect("slot");
         let same_network = "2001:db8::2".parse().expect("address");
         assert_eq!(
-            slots.take(same_network, &Activity::new()).err(),
+            slots
+                .take(same_network, &Activity::new(&Clock::new()))
+                .err(),
             Some(Refused::PerClient)
         );
         let elsewhere = "2001:db8:0:1::1".parse().expect("address");
         assert!(
-            slots.take(elsewhere, &Activity::new()).is_ok(),
+            slots.take(elsewhere, &Activity::new(&Clock::new())).is_ok(),
             "another /64"
         );
     }
@@ -355,7 +362,7 @@ mod tests {
         let trusted: TrustedProxies = "10.0.0.0/8".parse().expect("ranges");
         let slots = Slots::new(3, 1, trusted, ConnectionCounters::default());
         let proxy: std::net::IpAddr = "10.0.0.2".parse().expect("address");
-        let busy = Activity::new();
+        let busy = Activity::new(&Clock::new());
         let _request = busy.request_started(false);
         // Three pooled connections of one proxy, each busy: past the per-client share of 1.
         let held: Vec<_> = (0..3)
