@@ -104,7 +104,8 @@ fn into_actix(response: http::Response<Body>, is_head: bool) -> HttpResponse {
 /// The most bytes handed to actix at once. actix's HTTP/1 dispatcher copies every chunk it
 /// takes into its write buffer, whole, and takes chunks while that buffer holds less than
 /// 32 KiB: a 17 MiB file handed over as one chunk was a 17 MiB copy per connection, held for as
-/// long as its client took to read it (50 slow readers held 866 MiB). Slices of the embedded
+/// long as its client took to read it (SECURITY.md's "Per deployment" has what slow readers
+/// held). Slices of the embedded
 /// bytes (`Bytes::slice`, no copy) bound it to this much beyond actix's 32 KiB.
 pub const ACTIX_CHUNK: usize = 32 * 1024;
 

@@ -1,8 +1,8 @@
 //! Giving back what a burst of connections leaves behind. Each connection's buffers (hyper's,
 //! h2's, the watchdog's) are small blocks from the allocator's per-thread heaps; when thousands
 //! close at once, glibc keeps the freed pages in the middle of those heaps, resident, for good
-//! (it returns only a heap's free top). Measured here: after 1,600 hostile connections the
-//! docs' axum program held 24 MiB it no longer used, 30 s on. `malloc_trim` releases every
+//! (it returns only a heap's free top); SECURITY.md's "Per deployment" has what that held after
+//! the hostile clients, before and after this module. `malloc_trim` releases every
 //! whole free page of every heap; it runs when the open connections have fallen to half of
 //! their peak since the last trim (and by at least [`BURST`]), checked every
 //! [`CHECK_EVERY`]: after a burst, not in steady traffic. Elsewhere than glibc nothing.
