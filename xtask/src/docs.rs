@@ -1,8 +1,10 @@
 //! The pages a reader follows: README.md and docs/*.md. Every program they show is a file of the
 //! workspace that a build compiles: a block preceded by `<!-- file: path -->` must be that file
 //! exactly, and a Rust block with a `fn main` must have such a line. Every relative link must
-//! lead to a file, and README.md fits in [`README_LINES`] lines (the rest belongs in docs/).
-//! Run by the test `the_pages_show_each_program_as_it_is_built`.
+//! lead to a file, README.md and BENCHMARKS.md fit in their [`LINE_LIMITS`], and every
+//! reference to a section of BENCHMARKS.md (`BENCHMARKS.md, "Title"`), in a page or in the
+//! code's comments, names a heading it has. Run by the test
+//! `the_pages_show_each_program_as_it_is_built`.
 
 use std::path::{Path, PathBuf};
 
@@ -77,20 +79,121 @@ fn links(page: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The pages with a length limit: the most lines each may have, and where the rest belongs.
+pub const LINE_LIMITS: [(&str, usize, &str); 2] = [
+    ("README.md", README_LINES, "move a walk-through to docs/"),
+    (
+        "BENCHMARKS.md",
+        400,
+        "keep each claim's current figure; git keeps the superseded runs",
+    ),
+];
+
 /// The most lines README.md may have: what a reader takes in before choosing a page of docs/.
 pub const README_LINES: usize = 250;
+
+/// The folders whose Rust files' comments may cite a section of BENCHMARKS.md.
+const CODE: [&str; 5] = ["crates", "xtask", "examples", "benches", "fuzz"];
+
+/// The section titles `text` cites as `BENCHMARKS.md, "Title"` (or `[BENCHMARKS.md](…), "Title"`),
+/// with the text's line breaks and comment markers taken as spaces.
+fn cited_sections(text: &str) -> Vec<String> {
+    let joined = text
+        .lines()
+        .map(|line| {
+            let line = line.trim_start();
+            ["//!", "///", "//"]
+                .iter()
+                .find_map(|marker| line.strip_prefix(marker))
+                .unwrap_or(line)
+                .trim()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    joined
+        .split("BENCHMARKS.md")
+        .skip(1)
+        .filter_map(|rest| {
+            let rest = match rest.strip_prefix("](") {
+                Some(link) => link.split_once(')')?.1,
+                None => rest,
+            };
+            let title = rest.strip_prefix(", \"")?.split_once('"')?.0;
+            Some(title.to_owned())
+        })
+        .collect()
+}
+
+/// The Rust files under `folder`, build output and dependencies left out.
+fn rust_files(folder: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if path.is_dir() && !matches!(name, "target" | "node_modules" | "dist") {
+            rust_files(&path, found)?;
+        } else if name.ends_with(".rs") {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Each citation of a BENCHMARKS.md section, in the pages and the code, that names no heading.
+fn dangling_citations(root: &Path, pages: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let Ok(benchmarks) = std::fs::read_to_string(root.join("BENCHMARKS.md")) else {
+        return Ok(Vec::new());
+    };
+    let headings: Vec<&str> = benchmarks
+        .lines()
+        .filter_map(|line| line.strip_prefix('#'))
+        .map(|line| line.trim_start_matches('#').trim())
+        .collect();
+    let mut sources = pages.to_vec();
+    for extra in ["SECURITY.md", "ARCHITECTURE.md", "Cargo.toml"] {
+        sources.push(root.join(extra));
+    }
+    for folder in CODE {
+        rust_files(&root.join(folder), &mut sources)?;
+    }
+    // This checker's own comments and tests show the form with made-up titles.
+    let checker = root.join("xtask/src/docs.rs");
+    sources.retain(|source| *source != checker);
+    let mut offences = Vec::new();
+    for source in sources {
+        let Ok(text) = std::fs::read_to_string(&source) else {
+            continue;
+        };
+        for title in cited_sections(&text) {
+            if !headings.iter().any(|heading| heading.starts_with(&title)) {
+                let name = source.strip_prefix(root).unwrap_or(&source).display();
+                offences.push(format!("{name}: BENCHMARKS.md has no section \"{title}\""));
+            }
+        }
+    }
+    Ok(offences)
+}
 
 /// Checks every page under `root`; fails listing each offence.
 pub fn check(root: &Path) -> anyhow::Result<()> {
     let mut offences = Vec::new();
-    let readme = std::fs::read_to_string(root.join("README.md")).context("README.md")?;
-    let lines = readme.lines().count();
-    if lines > README_LINES {
-        offences.push(format!(
-            "README.md: {lines} lines, more than {README_LINES}: move a walk-through to docs/"
-        ));
+    for (page, limit, remedy) in LINE_LIMITS {
+        let text = std::fs::read_to_string(root.join(page)).with_context(|| page.to_owned())?;
+        let lines = text.lines().count();
+        if lines > limit {
+            offences.push(format!(
+                "{page}: {lines} lines, more than {limit}: {remedy}"
+            ));
+        }
     }
-    for page in pages(root)? {
+    let pages = pages(root)?;
+    offences.extend(dangling_citations(root, &pages)?);
+    for page in pages {
         let text = std::fs::read_to_string(&page)?;
         let name = page
             .strip_prefix(root)
@@ -163,6 +266,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("docs")).expect("docs");
         std::fs::write(dir.path().join("a.rs"), "fn main() {}\n").expect("file");
+        std::fs::write(dir.path().join("BENCHMARKS.md"), "# Benchmarks\n").expect("benchmarks");
         std::fs::write(
             dir.path().join("README.md"),
             "<!-- file: a.rs -->\n```rust\nfn main() { changed(); }\n```\n",
@@ -189,6 +293,7 @@ mod tests {
     fn a_readme_longer_than_a_screenful_or_two_is_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("docs")).expect("docs");
+        std::fs::write(dir.path().join("BENCHMARKS.md"), "# Benchmarks\n").expect("benchmarks");
         let fits = "line\n".repeat(super::README_LINES);
         std::fs::write(dir.path().join("README.md"), &fits).expect("readme");
         check(dir.path()).expect("250 lines fit");
@@ -196,6 +301,45 @@ mod tests {
         let error = check(dir.path()).expect_err("251 lines").to_string();
         assert!(
             error.contains("README.md: 251 lines, more than 250"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn benchmarks_past_its_limit_or_a_citation_of_a_missing_section_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("docs")).expect("docs");
+        std::fs::create_dir_all(dir.path().join("crates/a/src")).expect("crate");
+        let benchmarks = format!(
+            "# Benchmarks\n## Zero-copy sending against nginx\n{}",
+            "x\n".repeat(398)
+        );
+        std::fs::write(dir.path().join("BENCHMARKS.md"), &benchmarks).expect("benchmarks");
+        std::fs::write(
+            dir.path().join("README.md"),
+            "See [BENCHMARKS.md](BENCHMARKS.md), \"Zero-copy sending\".\n",
+        )
+        .expect("readme");
+        std::fs::write(
+            dir.path().join("crates/a/src/lib.rs"),
+            "/// Measured (BENCHMARKS.md,\n/// \"Zero-copy sending against nginx\").\nfn a() {}\n",
+        )
+        .expect("code");
+        check(dir.path()).expect("400 lines and citations of headings it has");
+        std::fs::write(
+            dir.path().join("crates/a/src/lib.rs"),
+            "// BENCHMARKS.md, \"What CI\n// costs\"\n",
+        )
+        .expect("code");
+        std::fs::write(dir.path().join("BENCHMARKS.md"), benchmarks + "one more\n")
+            .expect("benchmarks");
+        let error = check(dir.path()).expect_err("two offences").to_string();
+        assert!(
+            error.contains("BENCHMARKS.md: 401 lines, more than 400"),
+            "{error}"
+        );
+        assert!(
+            error.contains("crates/a/src/lib.rs: BENCHMARKS.md has no section \"What CI costs\""),
             "{error}"
         );
     }

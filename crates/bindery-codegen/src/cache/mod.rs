@@ -9,7 +9,7 @@
 //! times, inode). A reuse whose file still has that identity is trusted without reading it; any
 //! other is hashed again and trusted only if the hash matches, and a file without a seal is never
 //! trusted: it is made again. A seal costs one `stat` and one small read per reuse, where hashing
-//! every reused blob would read them all on every build (BENCHMARKS.md, "Build cache").
+//! every reused blob would read them all on every build (BENCHMARKS.md, "The build cache").
 
 mod hashes;
 mod location;
