@@ -3,6 +3,7 @@
 
 mod bench_build;
 mod bench_cache;
+mod bench_cold;
 mod bench_deltas;
 mod bench_hostile;
 mod bench_http;
@@ -40,6 +41,8 @@ enum Task {
     Embed(embed::Args),
     /// Rebuild time of a crate embedding many small files: embed!, include_bytes!, rust-embed.
     BenchBuild(bench_build::Args),
+    /// What depending on bindery costs a cold release build, against rust-embed, include_dir, axum-embed and ServeDir.
+    BenchCold(bench_cold::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
     BenchHttp(bench_http::Args),
     /// bindery against nginx at its best per file, and /geo against a bare handler: persistent paired runs.
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Task::Soak(args) => soak::run(&args),
         Task::BenchMemory(args) => bench_memory::run(&args),
         Task::BenchBuild(args) => bench_build::run(&args),
+        Task::BenchCold(args) => bench_cold::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
         Task::BenchNginx(args) => bench_nginx::run(&args),
         Task::BenchHostile(args) => bench_hostile::run(&args),

@@ -212,6 +212,21 @@ pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
     Ok(fields[11].parse::<u64>()? + fields[12].parse::<u64>()?)
 }
 
+/// User plus system CPU seconds of every child this process has waited for, and of theirs
+/// (`/proc/self/stat`'s `cutime` and `cstime`, at USER_HZ 100): the difference around a
+/// command is what it cost.
+pub fn children_cpu_seconds() -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    let fields: Vec<&str> = stat
+        .rsplit_once(") ")
+        .context("stat format")?
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks = fields[13].parse::<u64>()? + fields[14].parse::<u64>()?;
+    Ok(ticks as f64 / 100.0)
+}
+
 /// A `kB` field of `/proc/<pid>/status` (`VmHWM`, `RssAnon`, ...), in KiB.
 pub fn status_kib(pid: u32, field: &str) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
