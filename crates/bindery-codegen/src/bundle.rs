@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use serde::Deserialize;
-
 use crate::Error;
 
 /// The bundlers whose manifest a catalog can read (`manifest = "vite"`).
@@ -88,19 +86,21 @@ pub struct Chunk {
 }
 
 /// One chunk as Vite writes it; other fields are ignored.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug)]
+#[cfg_attr(not(feature = "vite"), allow(dead_code))]
+#[cfg_attr(feature = "vite", derive(serde::Deserialize))]
+#[cfg_attr(feature = "vite", serde(rename_all = "camelCase"))]
 struct ViteChunk {
     file: String,
-    #[serde(default)]
+    #[cfg_attr(feature = "vite", serde(default))]
     is_entry: bool,
-    #[serde(default)]
+    #[cfg_attr(feature = "vite", serde(default))]
     imports: Vec<String>,
-    #[serde(default)]
+    #[cfg_attr(feature = "vite", serde(default))]
     dynamic_imports: Vec<String>,
-    #[serde(default)]
+    #[cfg_attr(feature = "vite", serde(default))]
     css: Vec<String>,
-    #[serde(default)]
+    #[cfg_attr(feature = "vite", serde(default))]
     assets: Vec<String>,
 }
 
@@ -191,7 +191,19 @@ fn parse(manifest: &Path) -> Result<BTreeMap<String, ViteChunk>, Error> {
             error.to_string()
         })
     })?;
-    serde_json::from_slice(&text).map_err(|error| problem(error.to_string()))
+    decode(&text).map_err(problem)
+}
+
+/// The manifest's JSON, decoded.
+#[cfg(feature = "vite")]
+fn decode(text: &[u8]) -> Result<BTreeMap<String, ViteChunk>, String> {
+    serde_json::from_slice(text).map_err(|error| error.to_string())
+}
+
+/// Without the `vite` feature no manifest is read (validation refuses the setting first).
+#[cfg(not(feature = "vite"))]
+fn decode(_: &[u8]) -> Result<BTreeMap<String, ViteChunk>, String> {
+    Err("reading a bundler's manifest needs the `vite` feature of bindery".to_owned())
 }
 
 fn is_script(path: &str) -> bool {

@@ -8,8 +8,6 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::cache::TempFile;
 use crate::{Error, Manifest};
 
@@ -26,16 +24,20 @@ pub const DEFAULT_KEEP: u64 = 3;
 pub const MAX_KEEP: u64 = 32;
 
 /// The record of one release: what it holds, for the next builds to verify.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
+#[cfg_attr(feature = "releases", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "releases", serde(deny_unknown_fields))]
+#[cfg_attr(not(feature = "releases"), allow(dead_code))]
 struct Record {
     bindery_release: u32,
     release: u64,
     files: Vec<RecordFile>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
+#[cfg_attr(feature = "releases", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "releases", serde(deny_unknown_fields))]
+#[cfg_attr(not(feature = "releases"), allow(dead_code))]
 struct RecordFile {
     path: String,
     len: u64,
@@ -158,7 +160,7 @@ fn write_index(
     modified: Option<std::time::SystemTime>,
 ) -> Result<(), Error> {
     let index = dir.join(INDEX);
-    let text = serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers });
+    let text = json::index(numbers);
     let mut staged = TempFile::new_in(dir).map_err(|error| Error::write(&index, error))?;
     // Readable as the records beside it are, not private as the cache's files.
     #[cfg(unix)]
@@ -178,7 +180,7 @@ fn one(folder: &Path, number: u64) -> Result<Release, Error> {
     let record_path = folder.join(RECORD);
     let text =
         std::fs::read(&record_path).map_err(|error| refuse(&record_path, error.to_string()))?;
-    let record: Record = serde_json::from_slice(&text)
+    let record = json::record(&text)
         .map_err(|error| refuse(&record_path, format!("not a release record: {error}")))?;
     if record.bindery_release != FORMAT {
         return Err(refuse(
@@ -330,6 +332,12 @@ fn hashed_files(manifest: &Manifest) -> Vec<(String, &crate::Entry)> {
 /// assert_eq!(kept[0].files.len(), manifest.entries.len());
 /// ```
 pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error> {
+    if !cfg!(feature = "releases") {
+        return Err(Error::FeatureUnavailable {
+            setting: "releases",
+            feature: "releases",
+        });
+    }
     let files = hashed_files(manifest);
     let existing = read(into, u64::MAX)?;
     let record = |number| Record {
@@ -416,7 +424,7 @@ fn write_release(
         }
         copy_checked(entry, &target)?;
     }
-    let text = serde_json::to_vec_pretty(record)
+    let text = json::record_text(record)
         .map_err(|error| Error::write(staging.join(RECORD), std::io::Error::other(error)))?;
     std::fs::write(staging.join(RECORD), text).map_err(|error| Error::write(staging, error))
 }
@@ -460,4 +468,46 @@ fn prune(all: &[Release], keep: u64) -> Result<Vec<u64>, Error> {
         removed.push(release.number);
     }
     Ok(removed)
+}
+
+/// The JSON of records and of the index (feature `releases`).
+#[cfg(feature = "releases")]
+mod json {
+    use super::{FORMAT, Record};
+
+    /// The index's text: the format and the releases kept.
+    pub(super) fn index(numbers: &[u64]) -> String {
+        serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers }).to_string()
+    }
+
+    /// A record read back.
+    pub(super) fn record(text: &[u8]) -> Result<Record, String> {
+        serde_json::from_slice(text).map_err(|error| error.to_string())
+    }
+
+    /// A record as written.
+    pub(super) fn record_text(record: &Record) -> Result<Vec<u8>, String> {
+        serde_json::to_vec_pretty(record).map_err(|error| error.to_string())
+    }
+}
+
+/// Without the `releases` feature nothing is read or written: [`super::save`] and the
+/// build's validation refuse first.
+#[cfg(not(feature = "releases"))]
+mod json {
+    use super::{FORMAT, Record};
+
+    const OFF: &str = "releases need the `releases` feature of bindery";
+
+    pub(super) fn index(numbers: &[u64]) -> String {
+        format!("{{\"bindery_releases\":{FORMAT},\"releases\":{numbers:?}}}")
+    }
+
+    pub(super) fn record(_: &[u8]) -> Result<Record, String> {
+        Err(OFF.to_owned())
+    }
+
+    pub(super) fn record_text(_: &Record) -> Result<Vec<u8>, String> {
+        Err(OFF.to_owned())
+    }
 }

@@ -131,6 +131,24 @@ impl Options {
                 },
             );
         }
+        if self.manifest.is_some() && !cfg!(feature = "vite") {
+            push(
+                Concern::of("manifest"),
+                Error::FeatureUnavailable {
+                    setting: "manifest",
+                    feature: "vite",
+                },
+            );
+        }
+        if self.releases.is_some() && !cfg!(feature = "releases") {
+            push(
+                Concern::of("releases"),
+                Error::FeatureUnavailable {
+                    setting: "releases",
+                    feature: "releases",
+                },
+            );
+        }
         if self.dictionaries && !cfg!(feature = "zstd") {
             push(
                 Concern::of("dictionaries"),

@@ -303,7 +303,7 @@ pub static SETTINGS: &[Setting] = &[
     Setting {
         name: "manifest",
         takes: Takes::Word(&Bundler::WORDS),
-        doc: "read the bundler's manifest in the folder at build time (`\"vite\"`: `.vite/manifest.json`): each entry's script, stylesheets and preloads with their integrity (`Catalog::entry`, `ServeCatalog::entry_tags`), an import map with the integrity of every chunk, and the files it names served `immutable` under their own hashed names; a file it names that the catalog lacks fails the build",
+        doc: "read the bundler's manifest in the folder at build time (`\"vite\"`: `.vite/manifest.json`): each entry's script, stylesheets and preloads with their integrity (`Catalog::entry`, `ServeCatalog::entry_tags`), an import map with the integrity of every chunk, and the files it names served `immutable` under their own hashed names; a file it names that the catalog lacks fails the build; needs the `vite` feature",
         default: "none",
         per_folder: false,
         set: |options, value| {
@@ -329,7 +329,7 @@ pub static SETTINGS: &[Setting] = &[
     Setting {
         name: "releases",
         takes: Takes::Text,
-        doc: "a folder of earlier releases (`bindery release <dir> --into <folder>` writes them): their hashed files are served beside this build's, `immutable`, so that a page loaded before a deploy keeps working; each release's record is verified, a file that differs from it fails the build",
+        doc: "a folder of earlier releases (`bindery release <dir> --into <folder>` writes them): their hashed files are served beside this build's, `immutable`, so that a page loaded before a deploy keeps working; each release's record is verified, a file that differs from it fails the build; needs the `releases` feature",
         default: "none",
         per_folder: false,
         set: |options, value| {

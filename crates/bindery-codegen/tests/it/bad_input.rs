@@ -178,3 +178,30 @@ fn odd_names_deep_trees_empty_and_large_files_all_work() {
         format!("\"{}\"", &blake3::hash(&large).to_hex()[..32])
     );
 }
+
+#[test]
+fn a_missing_bundler_manifest_or_releases_folder_is_a_typed_error_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::write(root.join("index.html"), "<p>hi</p>").expect("file");
+    let manifest = Options::new(root)
+        .manifest(Some(bindery_codegen::Bundler::Vite))
+        .build()
+        .expect_err("no manifest");
+    let text = manifest.to_string();
+    assert!(
+        matches!(manifest, Error::BundleManifest { .. })
+            && text.contains(".vite/manifest.json")
+            && text.contains("build with the bundler's manifest on"),
+        "{manifest:?}"
+    );
+    let releases = Options::new(root)
+        .releases(Some(root.join("index.html")))
+        .build()
+        .expect_err("not a folder");
+    let text = releases.to_string();
+    assert!(
+        text.contains("index.html") && text.contains("cannot read the releases folder"),
+        "{releases:?}"
+    );
+}

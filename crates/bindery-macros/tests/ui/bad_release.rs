@@ -1,4 +1,5 @@
-// A catalog whose `releases` is not a folder of releases: the error points at `releases`.
+// A catalog that keeps releases from bindery with its default features (the `releases` feature
+// reads their records): the error points at the setting and names the feature.
 static ASSETS: bindery::Catalog = bindery::embed!(".", include = "Cargo.toml", releases = "Cargo.toml");
 
 fn main() {

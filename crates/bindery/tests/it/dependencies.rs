@@ -1,5 +1,7 @@
-//! What a binary that uses bindery links: no brotli or zstd code, whatever the features. The
-//! encoders run inside the `embed!` macro at build time; at run time variants are only sent.
+//! What a crate that uses bindery compiles and links: no brotli or zstd code in the binary,
+//! whatever the features (the encoders run inside the `embed!` macro at build time; at run time
+//! variants are only sent), and no JSON crate in an embed-only build (only `manifest = "vite"`
+//! and `releases` read JSON, behind features of those names).
 
 use std::process::Command;
 
@@ -46,4 +48,27 @@ fn the_runtime_links_no_brotli_or_zstd_code_even_with_their_features() {
         with_macro.lines().any(|line| line.starts_with("zstd ")),
         "{with_macro}"
     );
+}
+
+#[test]
+fn an_embed_only_build_compiles_no_json_crate_unless_a_feature_reads_json() {
+    // Everything a build with the defaults compiles, the macro's dependencies included.
+    let defaults = tree("", "normal,build");
+    assert!(
+        defaults.lines().any(|line| line.starts_with("bindery-macros ")),
+        "the tree is real: {defaults}"
+    );
+    for crate_name in ["serde_json ", "serde_derive ", "serde "] {
+        assert!(
+            !defaults.lines().any(|line| line.starts_with(crate_name)),
+            "{crate_name}in an embed-only build:\n{defaults}"
+        );
+    }
+    for feature in ["vite", "releases"] {
+        let with = tree(feature, "normal,build");
+        assert!(
+            with.lines().any(|line| line.starts_with("serde_json ")),
+            "`{feature}` reads JSON: {with}"
+        );
+    }
 }
