@@ -332,12 +332,7 @@ fn hashed_files(manifest: &Manifest) -> Vec<(String, &crate::Entry)> {
 /// assert_eq!(kept[0].files.len(), manifest.entries.len());
 /// ```
 pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error> {
-    if !cfg!(feature = "releases") {
-        return Err(Error::FeatureUnavailable {
-            setting: "releases",
-            feature: "releases",
-        });
-    }
+    compiled()?;
     let files = hashed_files(manifest);
     let existing = read(into, u64::MAX)?;
     let record = |number| Record {
@@ -408,6 +403,18 @@ fn kept_numbers(all: &[Release], keep: u64) -> Vec<u64> {
         .take(keep)
         .map(|release| release.number)
         .collect()
+}
+
+/// An error unless the `releases` feature compiled the records' JSON.
+fn compiled() -> Result<(), Error> {
+    if cfg!(feature = "releases") {
+        Ok(())
+    } else {
+        Err(Error::FeatureUnavailable {
+            setting: "releases",
+            feature: "releases",
+        })
+    }
 }
 
 /// Writes the files and the record into `staging`.

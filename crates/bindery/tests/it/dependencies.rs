@@ -55,7 +55,9 @@ fn an_embed_only_build_compiles_no_json_crate_unless_a_feature_reads_json() {
     // Everything a build with the defaults compiles, the macro's dependencies included.
     let defaults = tree("", "normal,build");
     assert!(
-        defaults.lines().any(|line| line.starts_with("bindery-macros ")),
+        defaults
+            .lines()
+            .any(|line| line.starts_with("bindery-macros ")),
         "the tree is real: {defaults}"
     );
     for crate_name in ["serde_json ", "serde_derive ", "serde "] {
