@@ -2,7 +2,7 @@
 //!
 //! One implementation serves every front door: the `bindery::embed!` proc-macro turns a
 //! [`Manifest`] into tokens with [`emit::catalog`], the `bindery embed` generator (bindery-cli) into a
-//! readable module with [`render::module`], and build scripts call [`track`] so that cargo
+//! readable module with `render::module` (feature `render`), and build scripts call [`track`] so that cargo
 //! rebuilds when the folder changes.
 //!
 //! ```
@@ -26,6 +26,7 @@ mod manifest;
 pub mod options;
 pub mod pack;
 pub mod release;
+#[cfg(feature = "render")]
 pub mod render;
 mod script_hashes;
 mod source_date;

@@ -110,7 +110,7 @@ fn a_release_saved_by_the_generator_is_served_alike_by_both_doors_with_its_delta
         "Cargo.toml",
         format!(
             "[package]\nname = \"deploy_agrees\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"serve\", \"br\", \"zstd\"] }}\nhttp = \"1\"\n",
+             [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"serve\", \"vite\", \"releases\", \"br\", \"zstd\"] }}\nhttp = \"1\"\n",
             crate_path("bindery")
         ),
     );
@@ -200,7 +200,7 @@ impl KeptCrate {
             "Cargo.toml",
             format!(
                 "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-                 [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"zstd\"] }}\n",
+                 [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = [\"zstd\", \"vite\", \"releases\"] }}\n",
                 crate_path("bindery")
             ),
         );

@@ -746,7 +746,7 @@ fn write_pipeline_site(project: &Project) {
 /// the source date, size guards, a prefix and Vite's manifest, in gzip mode.
 #[test]
 fn the_generator_and_the_macro_agree_on_every_pipeline_option() {
-    let project = crate_using_bindery("pipeline_options_agree", &["csp"]);
+    let project = crate_using_bindery("pipeline_options_agree", &["csp", "vite"]);
     write_pipeline_site(&project);
     let envs = [("SITE_DIR", "site"), ("SOURCE_DATE_EPOCH", "1600000000")];
     let generated = std::process::Command::new(crate::support::BINDERY)

@@ -31,7 +31,7 @@ version = "1"
 features = ["macros", "rt-multi-thread", "net"]
 
 [features]
-default = ["bindery/serve", "bindery/server", "bindery/minijinja", "bindery/actix", "bindery/csp", "bindery/br", "bindery/zstd"]
+default = ["bindery/serve", "bindery/server", "bindery/minijinja", "bindery/actix", "bindery/csp", "bindery/vite", "bindery/releases", "bindery/br", "bindery/zstd"]
 "#;
 
 /// The date every build of this test gives its files: `Last-Modified` must say it.
