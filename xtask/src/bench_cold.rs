@@ -192,7 +192,7 @@ fn project(contender: &Contender) -> anyhow::Result<tempfile::TempDir> {
 }
 
 /// `cargo` as a user runs it in `path`: the outer build's settings removed.
-fn user_cargo(path: &Path, target: Option<&Path>) -> std::process::Command {
+pub(crate) fn user_cargo(path: &Path, target: Option<&Path>) -> std::process::Command {
     let mut command =
         std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     command

@@ -1,6 +1,7 @@
 //! Project tasks, run as `cargo xtask <task>`.
 #![forbid(unsafe_code)]
 
+mod bench_binary;
 mod bench_build;
 mod bench_cache;
 mod bench_cold;
@@ -41,6 +42,8 @@ enum Task {
     Embed(embed::Args),
     /// Rebuild time of a crate embedding many small files: embed!, include_bytes!, rust-embed.
     BenchBuild(bench_build::Args),
+    /// What embedding a folder adds to a release binary, by mode, against rust-embed and include_dir.
+    BenchBinary(bench_binary::Args),
     /// What depending on bindery costs a cold release build, against rust-embed, include_dir, axum-embed and ServeDir.
     BenchCold(bench_cold::Args),
     /// Load-test the release server with wrk on loopback (--quick: under a minute).
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Task::BenchMemory(args) => bench_memory::run(&args),
         Task::BenchBuild(args) => bench_build::run(&args),
         Task::BenchCold(args) => bench_cold::run(&args),
+        Task::BenchBinary(args) => bench_binary::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
         Task::BenchNginx(args) => bench_nginx::run(&args),
         Task::BenchHostile(args) => bench_hostile::run(&args),
