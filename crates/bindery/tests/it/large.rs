@@ -130,7 +130,9 @@ fn a_rendered_module_whose_large_file_changed_size_fails_to_build_naming_it() {
     let codegen = crate_path("bindery-codegen");
     let project = Project::new(
         "bindery_large_stale",
-        &format!("[build-dependencies]\nbindery-codegen = {{ path = \"{codegen}\" }}\n"),
+        &format!(
+            "[build-dependencies]\nbindery-codegen = {{ path = \"{codegen}\", features = [\"render\"] }}\n"
+        ),
     );
     // Rendered once (the build script reruns only when it changes), the source named by path.
     project.write(
