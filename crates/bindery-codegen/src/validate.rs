@@ -122,41 +122,40 @@ impl Options {
                 push(Concern::item("precompress", index), error);
             }
         }
-        if self.script_hashes && !cfg!(feature = "csp") {
-            push(
-                Concern::of("script_hashes"),
-                Error::FeatureUnavailable {
-                    setting: "script_hashes",
-                    feature: "csp",
-                },
-            );
-        }
-        if self.manifest.is_some() && !cfg!(feature = "vite") {
-            push(
-                Concern::of("manifest"),
-                Error::FeatureUnavailable {
-                    setting: "manifest",
-                    feature: "vite",
-                },
-            );
-        }
-        if self.releases.is_some() && !cfg!(feature = "releases") {
-            push(
-                Concern::of("releases"),
-                Error::FeatureUnavailable {
-                    setting: "releases",
-                    feature: "releases",
-                },
-            );
-        }
-        if self.dictionaries && !cfg!(feature = "zstd") {
-            push(
-                Concern::of("dictionaries"),
-                Error::FeatureUnavailable {
-                    setting: "dictionaries",
-                    feature: "zstd",
-                },
-            );
+        // Settings whose work a cargo feature compiles: (asked, setting, feature, compiled).
+        let featured = [
+            (
+                self.script_hashes,
+                "script_hashes",
+                "csp",
+                cfg!(feature = "csp"),
+            ),
+            (
+                self.manifest.is_some(),
+                "manifest",
+                "vite",
+                cfg!(feature = "vite"),
+            ),
+            (
+                self.releases.is_some(),
+                "releases",
+                "releases",
+                cfg!(feature = "releases"),
+            ),
+            (
+                self.dictionaries,
+                "dictionaries",
+                "zstd",
+                cfg!(feature = "zstd"),
+            ),
+        ];
+        for (asked, setting, feature, compiled) in featured {
+            if asked && !compiled {
+                push(
+                    Concern::of(setting),
+                    Error::FeatureUnavailable { setting, feature },
+                );
+            }
         }
         if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
             push(
