@@ -124,26 +124,6 @@ fn cited_sections(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The Rust files under `folder`, build output and dependencies left out.
-fn rust_files(folder: &Path, found: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Ok(());
-    };
-    for entry in entries {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or("");
-        if path.is_dir() && !matches!(name, "target" | "node_modules" | "dist") {
-            rust_files(&path, found)?;
-        } else if name.ends_with(".rs") {
-            found.push(path);
-        }
-    }
-    Ok(())
-}
-
 /// Each citation of a BENCHMARKS.md section, in the pages and the code, that names no heading.
 fn dangling_citations(root: &Path, pages: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     let Ok(benchmarks) = std::fs::read_to_string(root.join("BENCHMARKS.md")) else {
@@ -159,7 +139,10 @@ fn dangling_citations(root: &Path, pages: &[PathBuf]) -> anyhow::Result<Vec<Stri
         sources.push(root.join(extra));
     }
     for folder in CODE {
-        rust_files(&root.join(folder), &mut sources)?;
+        let folder = root.join(folder);
+        if folder.is_dir() {
+            sources.extend(crate::process::rust_files(&folder)?);
+        }
     }
     // This checker's own comments and tests show the form with made-up titles.
     let checker = root.join("xtask/src/docs.rs");

@@ -201,30 +201,30 @@ pub fn spawn_server(command: &mut Command) -> anyhow::Result<(std::process::Chil
 
 /// User plus system CPU time of a process, in clock ticks (USER_HZ, 100 per second on Linux).
 pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // Fields after the command name (which may hold spaces) start at ") ".
+    stat_ticks(&format!("/proc/{pid}/stat"), 11)
+}
+
+/// The sum of the two tick fields of a `stat` file at `first` and the one after it, counted
+/// from the field after the command name (which may hold spaces, so parsing starts at ") ").
+fn stat_ticks(path: &str, first: usize) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(path)?;
     let fields: Vec<&str> = stat
         .rsplit_once(") ")
         .context("stat format")?
         .1
         .split_whitespace()
         .collect();
-    Ok(fields[11].parse::<u64>()? + fields[12].parse::<u64>()?)
+    let field = |index: usize| -> anyhow::Result<u64> {
+        Ok(fields.get(index).context("stat format")?.parse::<u64>()?)
+    };
+    Ok(field(first)? + field(first + 1)?)
 }
 
 /// User plus system CPU seconds of every child this process has waited for, and of theirs
 /// (`/proc/self/stat`'s `cutime` and `cstime`, at USER_HZ 100): the difference around a
 /// command is what it cost.
 pub fn children_cpu_seconds() -> anyhow::Result<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat")?;
-    let fields: Vec<&str> = stat
-        .rsplit_once(") ")
-        .context("stat format")?
-        .1
-        .split_whitespace()
-        .collect();
-    let ticks = fields[13].parse::<u64>()? + fields[14].parse::<u64>()?;
-    Ok(ticks as f64 / 100.0)
+    Ok(stat_ticks("/proc/self/stat", 13)? as f64 / 100.0)
 }
 
 /// A `kB` field of `/proc/<pid>/status` (`VmHWM`, `RssAnon`, ...), in KiB.
@@ -240,4 +240,22 @@ pub fn status_field_kib(status: &str, field: &str) -> anyhow::Result<u64> {
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
         .with_context(|| format!("no {field} field"))
+}
+
+/// Every Rust file under `dir`, sorted, build output and npm packages left out.
+pub fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)?.filter_map(Result::ok) {
+        let path = entry.path();
+        let skipped = path
+            .file_name()
+            .is_some_and(|name| name == "target" || name == "node_modules");
+        if path.is_dir() && !skipped {
+            files.extend(rust_files(&path)?);
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
 }

@@ -160,7 +160,8 @@ fn write_index(
     modified: Option<std::time::SystemTime>,
 ) -> Result<(), Error> {
     let index = dir.join(INDEX);
-    let text = json::index(numbers);
+    let text =
+        json::index(numbers).map_err(|error| Error::write(&index, std::io::Error::other(error)))?;
     let mut staged = TempFile::new_in(dir).map_err(|error| Error::write(&index, error))?;
     // Readable as the records beside it are, not private as the cache's files.
     #[cfg(unix)]
@@ -483,8 +484,8 @@ mod json {
     use super::{FORMAT, Record};
 
     /// The index's text: the format and the releases kept.
-    pub(super) fn index(numbers: &[u64]) -> String {
-        serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers }).to_string()
+    pub(super) fn index(numbers: &[u64]) -> Result<String, String> {
+        Ok(serde_json::json!({ "bindery_releases": FORMAT, "releases": numbers }).to_string())
     }
 
     /// A record read back.
@@ -502,12 +503,12 @@ mod json {
 /// build's validation refuse first.
 #[cfg(not(feature = "releases"))]
 mod json {
-    use super::{FORMAT, Record};
+    use super::Record;
 
     const OFF: &str = "releases need the `releases` feature of bindery";
 
-    pub(super) fn index(numbers: &[u64]) -> String {
-        format!("{{\"bindery_releases\":{FORMAT},\"releases\":{numbers:?}}}")
+    pub(super) fn index(_: &[u64]) -> Result<String, String> {
+        Err(OFF.to_owned())
     }
 
     pub(super) fn record(_: &[u8]) -> Result<Record, String> {

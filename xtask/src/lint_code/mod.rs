@@ -34,14 +34,14 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
         let name = name.unwrap_or_default();
         let src = folder.join("src");
         let sources = if src.is_dir() {
-            rust_files(&src)?
+            crate::process::rust_files(&src)?
         } else {
             Vec::new()
         };
         let mut files = sources.clone();
         for extra in ["tests", "benches"] {
             if folder.join(extra).is_dir() {
-                files.extend(rust_files(&folder.join(extra))?);
+                files.extend(crate::process::rust_files(&folder.join(extra))?);
             }
         }
         if folder.join("build.rs").is_file() {
@@ -116,20 +116,6 @@ fn crate_folders(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     }
     folders.sort();
     Ok(folders)
-}
-
-fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir)?.filter_map(Result::ok) {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(rust_files(&path)?);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 #[derive(Default)]
