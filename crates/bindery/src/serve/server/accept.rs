@@ -18,7 +18,7 @@ use tower_service::Service;
 
 use super::Server;
 use super::deadlines::{self, Activity, Clock, Deadlines};
-use super::delivery::{HTTP2_FRAME, Tracked, Watched};
+use super::delivery::{Tracking, Watched};
 use super::limits;
 use super::slots::{Refused, Slot, Slots};
 
@@ -235,20 +235,7 @@ impl<S> Connection<S> {
             peer,
             activity,
         } = self;
-        let tracker = Arc::clone(&activity);
-        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-            let is_http2 = request.version() == http::Version::HTTP_2;
-            let in_flight = tracker.request_started(is_http2);
-            let mut service = service.clone();
-            async move {
-                std::future::poll_fn(|context| service.poll_ready(context)).await?;
-                let response = service.call(request).await?;
-                // HTTP/2 frames are cut small so that each stream's progress shows; HTTP/1
-                // writes whole frames and its socket's bytes show progress.
-                let frame = is_http2.then_some(HTTP2_FRAME);
-                Ok::<_, S::Error>(response.map(|body| Tracked::new(body, in_flight, frame)))
-            }
-        });
+        let service = Tracking::new(service, Arc::clone(&activity));
         let io = TokioIo::new(Watched::new(io, Arc::clone(&activity)));
         let connection = watcher.watch(
             builder

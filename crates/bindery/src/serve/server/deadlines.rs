@@ -13,9 +13,11 @@
 //! A request is in flight until the last bytes of its answer are handed to the socket, and it
 //! makes progress when its body gives hyper a frame; hyper asks for the next frame only once the
 //! last one is written (HTTP/1, with a write buffer smaller than a frame) or once the client's
-//! flow-control window has room for it (HTTP/2). A request that makes no progress for the idle
-//! deadline closes the connection, whatever other requests do on it: periodic `HEAD`s cannot
-//! keep streams held at window 0 alive.
+//! flow-control window has room for it (HTTP/2). An HTTP/1 answer whose body is done stays in
+//! flight until hyper has written everything it holds ([`Activity::flushed`]): hyper is told the
+//! body's end with its last frame, as under plain `axum::serve`, and its last bytes still count.
+//! A request that makes no progress for the idle deadline closes the connection, whatever other
+//! requests do on it: periodic `HEAD`s cannot keep streams held at window 0 alive.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -137,6 +139,9 @@ pub struct Activity {
     /// stream of HTTP/2) last made progress, or [`FREE`]: kept inline, so that a request of an
     /// HTTP/1 connection takes no lock and allocates nothing.
     inline_progress: AtomicU64,
+    /// HTTP/1: the request in the inline slot has handed hyper its whole answer and ends when
+    /// hyper has written it ([`Activity::flushed`]) or the next request starts.
+    unflushed: AtomicBool,
     /// The other requests in flight (HTTP/2's concurrent streams), each with the time its
     /// answer last made progress.
     in_flight: Mutex<Vec<Arc<AtomicU64>>>,
@@ -158,6 +163,7 @@ impl Activity {
             head_begun: AtomicU64::new(0),
             is_http2: AtomicBool::new(false),
             inline_progress: AtomicU64::new(FREE),
+            unflushed: AtomicBool::new(false),
             in_flight: Mutex::new(Vec::new()),
             in_flight_count: AtomicUsize::new(0),
             evicted: Notify::new(),
@@ -188,31 +194,55 @@ impl Activity {
         self.last_io.store(self.now(), Ordering::Relaxed);
     }
 
+    /// Records that hyper has written all it held to the socket: an HTTP/1 request whose body
+    /// was done ends now.
+    pub(super) fn flushed(&self) {
+        if self.unflushed.load(Ordering::Relaxed) {
+            self.unflushed.store(false, Ordering::Relaxed);
+            self.end_inline();
+        }
+    }
+
+    /// Frees the inline slot: its request ended.
+    fn end_inline(&self) {
+        self.inline_progress.store(FREE, Ordering::Relaxed);
+        self.request_ended();
+    }
+
+    fn request_ended(&self) {
+        self.in_flight_count.fetch_sub(1, Ordering::Relaxed);
+        self.last_request.store(self.now(), Ordering::Relaxed);
+    }
+
     /// Records a complete request head (of HTTP/2 when `is_http2`); the guard ends the request
     /// when the answer's body has handed over its last bytes, or is dropped.
     pub fn request_started(self: &Arc<Self>, is_http2: bool) -> InFlight {
         let now = self.now();
         if is_http2 {
             self.is_http2.store(true, Ordering::Relaxed);
+        } else {
+            // A pipelined request: the last answer's bytes wait behind it in hyper's buffer,
+            // and the connection is busy with this one meanwhile.
+            self.flushed();
         }
         let is_inline = self
             .inline_progress
             .compare_exchange(FREE, now, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok();
-        let progress = if is_inline {
-            Progress::Inline
-        } else {
+        let shared = (!is_inline).then(|| {
             let progress = Arc::new(AtomicU64::new(now));
             self.lock().push(Arc::clone(&progress));
-            Progress::Shared(progress)
-        };
+            progress
+        });
         self.in_flight_count.fetch_add(1, Ordering::Relaxed);
         self.started.fetch_add(1, Ordering::Relaxed);
         self.last_request.store(now, Ordering::Relaxed);
         self.head_begun.store(0, Ordering::Relaxed);
         InFlight {
             activity: Some(Arc::clone(self)),
-            progress,
+            shared,
+            until_flushed: is_inline && !is_http2,
+            has_progressed: false,
         }
     }
 
@@ -326,47 +356,62 @@ pub async fn watchdog(activity: Arc<Activity>, limits: Deadlines) -> Expired {
     }
 }
 
-/// Where a request in flight keeps its progress.
-#[derive(Debug)]
-enum Progress {
-    /// The connection's inline slot.
-    Inline,
-    /// A slot of its own in the connection's list.
-    Shared(Arc<AtomicU64>),
-}
-
-/// One request in flight; ends it when dropped.
-#[derive(Debug)]
+/// One request in flight; ends it when dropped (an HTTP/1 request: when hyper has then written
+/// all it holds of the answer).
+///
+/// Kept small (it rides in every response body hyper moves): the connection, where the
+/// request's progress is kept when it is not the connection's inline slot, and two flags.
+#[derive(Debug, Default)]
 pub struct InFlight {
+    /// The connection; `None` once the request ended (or for the placeholder of
+    /// [`Default`]).
     activity: Option<Arc<Activity>>,
-    progress: Progress,
+    /// The request's own progress slot, or `None` for the connection's inline slot.
+    shared: Option<Arc<AtomicU64>>,
+    /// HTTP/1: the request ends at hyper's next flush once its body is done.
+    until_flushed: bool,
+    /// Whether the answer has made progress (hyper took a frame).
+    has_progressed: bool,
 }
 
 impl InFlight {
+    /// Whether the request stays in flight past its body's end until hyper has written the
+    /// answer (HTTP/1): hyper may then be told the end with the last frame.
+    pub fn ends_at_flush(&self) -> bool {
+        self.until_flushed
+    }
+
+    /// Whether [`progressed`](Self::progressed) was called.
+    pub fn has_progressed(&self) -> bool {
+        self.has_progressed
+    }
+
     /// Records that the answer made progress: hyper took a frame of its body.
-    pub fn progressed(&self) {
+    pub fn progressed(&mut self) {
+        self.has_progressed = true;
         if let Some(activity) = &self.activity {
             let now = activity.now();
-            match &self.progress {
-                Progress::Inline => activity.inline_progress.store(now, Ordering::Relaxed),
-                Progress::Shared(progress) => progress.store(now, Ordering::Relaxed),
+            match &self.shared {
+                None => activity.inline_progress.store(now, Ordering::Relaxed),
+                Some(progress) => progress.store(now, Ordering::Relaxed),
             }
         }
     }
 
-    /// Ends the request: its answer is handed over, or given up.
+    /// Ends the request: its answer is handed over, or given up (over HTTP/1, at hyper's next
+    /// flush).
     pub fn end(&mut self) {
         if let Some(activity) = self.activity.take() {
-            match &self.progress {
-                Progress::Inline => activity.inline_progress.store(FREE, Ordering::Relaxed),
-                Progress::Shared(mine) => activity
-                    .lock()
-                    .retain(|progress| !Arc::ptr_eq(progress, mine)),
+            match &self.shared {
+                None if self.until_flushed => activity.unflushed.store(true, Ordering::Relaxed),
+                None => activity.end_inline(),
+                Some(mine) => {
+                    activity
+                        .lock()
+                        .retain(|progress| !Arc::ptr_eq(progress, mine));
+                    activity.request_ended();
+                }
             }
-            activity.in_flight_count.fetch_sub(1, Ordering::Relaxed);
-            activity
-                .last_request
-                .store(activity.now(), Ordering::Relaxed);
         }
     }
 }
@@ -397,6 +442,12 @@ mod tests {
         let request = activity.request_started(false);
         assert_eq!(activity.deadline(&LIMITS).1, Expired::Stalled);
         drop(request);
+        assert_eq!(
+            activity.deadline(&LIMITS).1,
+            Expired::Stalled,
+            "in flight until hyper has written the answer"
+        );
+        activity.flushed();
         assert_eq!(activity.deadline(&LIMITS).1, Expired::Idle);
         activity.bytes_read();
         assert_eq!(
@@ -421,6 +472,7 @@ mod tests {
         let (due, reason) = activity.deadline(&LIMITS);
         assert_eq!(reason, Expired::Stalled);
         assert_eq!(due, LIMITS.idle, "from the held stream's start");
+        let mut held = held;
         held.progressed();
         assert!(activity.deadline(&LIMITS).0 > LIMITS.idle);
     }
@@ -429,7 +481,7 @@ mod tests {
     fn the_first_request_in_flight_is_kept_inline_and_the_others_in_the_list() {
         let clock = Clock::new();
         let activity = Activity::new(&clock);
-        let first = activity.request_started(true);
+        let mut first = activity.request_started(true);
         let second = activity.request_started(true);
         assert_eq!(activity.lock().len(), 1, "only the second is in the list");
         std::thread::sleep(Duration::from_millis(5));
@@ -447,6 +499,31 @@ mod tests {
     }
 
     #[test]
+    fn an_http1_answer_ends_when_written_or_when_the_next_request_starts() {
+        let activity = Activity::new(&Clock::new());
+        let first = activity.request_started(false);
+        assert!(first.ends_at_flush());
+        drop(first);
+        assert!(!activity.is_idle(), "hyper still holds its bytes");
+        activity.flushed();
+        assert!(activity.is_idle());
+        activity.flushed();
+        assert!(
+            activity.is_idle(),
+            "a flush with nothing pending changes nothing"
+        );
+        drop(activity.request_started(false));
+        // Pipelined: the next head came before the last answer was written.
+        let next = activity.request_started(false);
+        assert!(next.ends_at_flush(), "the inline slot was freed for it");
+        assert!(activity.lock().is_empty());
+        drop(next);
+        activity.flushed();
+        assert!(activity.is_idle());
+        assert_eq!(activity.requests(), 3);
+    }
+
+    #[test]
     fn huge_limits_saturate_instead_of_overflowing() {
         let activity = Activity::new(&Clock::new());
         let limits = Deadlines {
@@ -454,6 +531,7 @@ mod tests {
             idle: Duration::MAX,
         };
         drop(activity.request_started(false));
+        activity.flushed();
         activity.bytes_read();
         assert_eq!(activity.deadline(&limits).0, Duration::MAX);
     }

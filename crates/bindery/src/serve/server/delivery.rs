@@ -8,12 +8,16 @@
 //! its delivery frame by frame, and one whose end is reported only when hyper asks for more
 //! stays in flight until its last bytes are handed to the socket.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_util::service::{TowerToHyperService, TowerToHyperServiceFuture};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::deadlines::{Activity, InFlight};
@@ -22,38 +26,98 @@ use super::deadlines::{Activity, InFlight};
 /// frames, so a stream that moves at all shows progress at least every 64 KiB.
 pub const HTTP2_FRAME: usize = 64 * 1024;
 
-pin_project_lite::pin_project! {
-    /// A response body that ends its request when hyper has taken its last frame and asks for
-    /// more (or drops it), and records each frame taken as the request's progress. Frames pass
-    /// through as they are, cut to `frame` bytes when one is set (`Bytes::slice`, no copy): a
-    /// `Bytes::from_static` body stays one.
-    pub struct Tracked<B> {
-        #[pin]
-        inner: B,
-        in_flight: InFlight,
-        frame: Option<usize>,
-        rest: Option<Bytes>,
-        has_sent: bool,
-    }
+/// A connection's service as hyper calls it: each request started on the connection's
+/// [`Activity`] when hyper calls it (its head is complete), its answer's body [`Tracked`]. The
+/// service is called as `axum::serve` calls it (cloned, made ready, called), with nothing
+/// boxed or allocated beside it.
+#[derive(Debug)]
+pub struct Tracking<S> {
+    service: TowerToHyperService<S>,
+    activity: Arc<Activity>,
 }
 
-impl<B> Tracked<B> {
-    /// `inner`, ending `in_flight` with it, its frames cut to at most `frame` bytes.
-    pub fn new(inner: B, in_flight: InFlight, frame: Option<usize>) -> Self {
-        Tracked {
-            inner,
-            in_flight,
-            frame,
-            rest: None,
-            has_sent: false,
+impl<S> Tracking<S> {
+    /// `service`, reporting to `activity`.
+    pub fn new(service: S, activity: Arc<Activity>) -> Self {
+        Tracking {
+            service: TowerToHyperService::new(service),
+            activity,
         }
     }
 }
 
-/// `data` cut to `frame` bytes; what is left over goes into `rest`.
-fn cut(mut data: Bytes, frame: Option<usize>, rest: &mut Option<Bytes>) -> Bytes {
-    if let Some(frame) = frame.filter(|frame| data.len() > *frame) {
-        *rest = Some(data.split_off(frame));
+impl<S, B> hyper::service::Service<Request<Incoming>> for Tracking<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone,
+{
+    type Response = Response<Tracked<B>>;
+    type Error = S::Error;
+    type Future = Answer<S>;
+
+    fn call(&self, request: Request<Incoming>) -> Answer<S> {
+        let is_http2 = request.version() == http::Version::HTTP_2;
+        Answer {
+            in_flight: self.activity.request_started(is_http2),
+            inner: self.service.call(request),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The answer of a [`Tracking`] service: the service's, its body [`Tracked`].
+    pub struct Answer<S>
+    where
+        S: tower_service::Service<Request<Incoming>>,
+    {
+        #[pin]
+        inner: TowerToHyperServiceFuture<S, Request<Incoming>>,
+        in_flight: InFlight,
+    }
+}
+
+impl<S, B> Future for Answer<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>>,
+{
+    type Output = Result<Response<Tracked<B>>, S::Error>;
+
+    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(context))?;
+        let in_flight = std::mem::take(this.in_flight);
+        Poll::Ready(Ok(response.map(|body| Tracked::new(body, in_flight))))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response body that ends its request with it (see [`InFlight`]) and records each frame
+    /// hyper takes as the request's progress. Frames pass through as they are, over HTTP/2 cut
+    /// to [`HTTP2_FRAME`] bytes so that each stream's progress shows (`Bytes::split_off`, no
+    /// copy: a `Bytes::from_static` body stays one); HTTP/1 writes whole frames and its socket's
+    /// bytes show progress.
+    pub struct Tracked<B> {
+        #[pin]
+        inner: B,
+        in_flight: InFlight,
+        rest: Option<Bytes>,
+    }
+}
+
+impl<B> Tracked<B> {
+    /// `inner`, ending `in_flight` with it.
+    pub fn new(inner: B, in_flight: InFlight) -> Self {
+        Tracked {
+            inner,
+            in_flight,
+            rest: None,
+        }
+    }
+}
+
+/// `data` cut to [`HTTP2_FRAME`] bytes over HTTP/2; what is left over goes into `rest`.
+fn cut(mut data: Bytes, in_flight: &InFlight, rest: &mut Option<Bytes>) -> Bytes {
+    if !in_flight.ends_at_flush() && data.len() > HTTP2_FRAME {
+        *rest = Some(data.split_off(HTTP2_FRAME));
     }
     data
 }
@@ -72,15 +136,14 @@ where
         let this = self.project();
         if let Some(rest) = this.rest.take() {
             this.in_flight.progressed();
-            let data = cut(rest, *this.frame, this.rest);
+            let data = cut(rest, this.in_flight, this.rest);
             return Poll::Ready(Some(Ok(http_body::Frame::data(data))));
         }
         match this.inner.poll_frame(context) {
             Poll::Ready(Some(Ok(frame))) => {
                 this.in_flight.progressed();
-                *this.has_sent = true;
                 let frame = match frame.into_data() {
-                    Ok(data) => http_body::Frame::data(cut(data, *this.frame, this.rest)),
+                    Ok(data) => http_body::Frame::data(cut(data, this.in_flight, this.rest)),
                     Err(other) => other,
                 };
                 Poll::Ready(Some(Ok(frame)))
@@ -93,10 +156,13 @@ where
         }
     }
 
-    /// An empty body says so at once (hyper then never polls it: it ends when dropped); any
-    /// other only once it has said `None`, so that hyper asks for its end after the last frame.
+    /// An empty body says so at once (hyper then never polls it: it ends when dropped). Over
+    /// HTTP/1 any other says so with its last frame, as the body it wraps does (the request
+    /// ends when hyper has written it: [`InFlight::ends_at_flush`]); over HTTP/2 only once it
+    /// has said `None`, so that hyper asks for its end after the last frame.
     fn is_end_stream(&self) -> bool {
-        !self.has_sent && self.rest.is_none() && self.inner.is_end_stream()
+        let unsent = !self.in_flight.has_progressed() || self.in_flight.ends_at_flush();
+        unsent && self.rest.is_none() && self.inner.is_end_stream()
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
@@ -174,8 +240,15 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         self.inner.is_write_vectored()
     }
 
+    /// hyper flushes the socket once it has written all it holds: an HTTP/1 answer whose body
+    /// is done is then delivered.
     fn poll_flush(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.project().inner.poll_flush(context)
+        let this = self.project();
+        let polled = this.inner.poll_flush(context);
+        if let Poll::Ready(Ok(())) = polled {
+            this.activity.flushed();
+        }
+        polled
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -190,7 +263,9 @@ mod tests {
     use bytes::Bytes;
     use http_body::Body as _;
 
-    use super::Tracked;
+    use http_body_util::{Empty, Full};
+
+    use super::{HTTP2_FRAME, Tracked};
     use crate::serve::server::deadlines::{Activity, Clock};
 
     fn poll<B: http_body::Body<Data = Bytes> + Unpin>(body: &mut B) -> Option<Bytes> {
@@ -202,15 +277,11 @@ mod tests {
     }
 
     #[test]
-    fn frames_are_cut_without_copies_and_the_request_ends_after_the_last() {
-        static BYTES: [u8; 10] = *b"0123456789";
+    fn http2_frames_are_cut_without_copies_and_the_request_ends_after_the_last() {
+        static BYTES: [u8; 2 * HTTP2_FRAME + 10] = [7; 2 * HTTP2_FRAME + 10];
         let activity = Activity::new(&Clock::new());
         let in_flight = activity.request_started(true);
-        let mut body = Tracked::new(
-            http_body_util::Full::new(Bytes::from_static(&BYTES)),
-            in_flight,
-            Some(4),
-        );
+        let mut body = Tracked::new(Full::new(Bytes::from_static(&BYTES)), in_flight);
         assert!(!body.is_end_stream());
         let mut frames = Vec::new();
         while let Some(frame) = poll(&mut body) {
@@ -218,24 +289,46 @@ mod tests {
                 !activity.is_idle(),
                 "in flight until hyper asks past the end"
             );
+            assert!(!body.is_end_stream(), "hyper asks once more");
             assert!(BYTES.as_ptr_range().contains(&frame.as_ptr()), "no copy");
-            frames.push(frame);
+            frames.push(frame.len());
         }
-        assert_eq!(frames, ["0123", "4567", "89"]);
+        assert_eq!(frames, [HTTP2_FRAME, HTTP2_FRAME, 10]);
         assert!(activity.is_idle());
     }
 
     #[test]
     fn an_empty_body_says_so_and_ends_when_dropped() {
         let activity = Activity::new(&Clock::new());
-        let body = Tracked::new(
-            http_body_util::Empty::<Bytes>::new(),
-            activity.request_started(false),
-            None,
-        );
+        let body = Tracked::new(Empty::<Bytes>::new(), activity.request_started(false));
         assert!(body.is_end_stream());
         assert!(!activity.is_idle());
         drop(body);
+        assert!(
+            !activity.is_idle(),
+            "HTTP/1: until hyper has written the head"
+        );
+        activity.flushed();
+        assert!(activity.is_idle());
+    }
+
+    #[test]
+    fn an_http1_body_tells_its_end_with_its_last_frame_uncut() {
+        static BYTES: [u8; 2 * HTTP2_FRAME] = [7; 2 * HTTP2_FRAME];
+        let activity = Activity::new(&Clock::new());
+        let mut body = Tracked::new(
+            Full::new(Bytes::from_static(&BYTES)),
+            activity.request_started(false),
+        );
+        assert!(!body.is_end_stream());
+        assert_eq!(poll(&mut body).as_deref(), Some(&BYTES[..]));
+        assert!(
+            body.is_end_stream(),
+            "hyper can end the message with this frame"
+        );
+        drop(body);
+        assert!(!activity.is_idle(), "in flight until hyper has written it");
+        activity.flushed();
         assert!(activity.is_idle());
     }
 }
