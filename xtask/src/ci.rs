@@ -256,9 +256,10 @@ fn forget_stale_extractions() -> anyhow::Result<()> {
 
 /// Debian's packages the tests use: chromium (the browser tests), a colour emoji font (flags in
 /// its screenshots), the reference brotli and zstd tools (decoding precompressed variants and
-/// deltas independently of the encoders that made them), and nginx (a rolling deploy behind a
-/// caching proxy).
-const SYSTEM_PACKAGES: [(&str, &str); 5] = [
+/// deltas independently of the encoders that made them), nginx (a rolling deploy behind a
+/// caching proxy), and MaxMind's C reader through its Python binding (geo-server's answers
+/// against libmaxminddb's).
+const SYSTEM_PACKAGES: [(&str, &str); 6] = [
     ("chromium", CHROMIUM),
     (
         "fonts-noto-color-emoji",
@@ -267,6 +268,10 @@ const SYSTEM_PACKAGES: [(&str, &str); 5] = [
     ("brotli", "/usr/bin/brotli"),
     ("zstd", "/usr/bin/zstd"),
     ("nginx", "/usr/sbin/nginx"),
+    (
+        "python3-maxminddb",
+        "/usr/lib/python3/dist-packages/maxminddb/__init__.py",
+    ),
 ];
 
 /// Installs whichever of [`SYSTEM_PACKAGES`] this machine lacks.

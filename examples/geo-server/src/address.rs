@@ -1,6 +1,8 @@
-//! Parsing the address of `/geo/<ip>` strictly: no octal, no zone ids, mapped IPv6 normalised.
+//! Parsing the address of `/geo/<ip>` strictly (no octal, no zone ids, mapped IPv6
+//! normalised), and writing addresses and networks into an answer as `Display` would, without
+//! the formatting machinery on the path of every answer.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Why an address was refused (answered with 400).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,9 +47,106 @@ pub fn parse(text: &str) -> Result<IpAddr, AddressError> {
     Ok(address.to_canonical())
 }
 
+/// Appends `ip` as its `Display` writes it (IPv4 by hand: four numbers and three dots).
+///
+/// ```
+/// let mut text = Vec::new();
+/// geo_server::address::write_ip(&mut text, "81.2.69.160".parse().unwrap());
+/// text.push(b' ');
+/// geo_server::address::write_ip(&mut text, "2001:db8::1".parse().unwrap());
+/// assert_eq!(text, b"81.2.69.160 2001:db8::1");
+/// ```
+pub fn write_ip(out: &mut Vec<u8>, ip: IpAddr) {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, c, d] = v4.octets();
+            for (octet, separator) in [(a, b'.'), (b, b'.'), (c, b'.')] {
+                write_decimal(out, octet);
+                out.push(separator);
+            }
+            write_decimal(out, d);
+        }
+        IpAddr::V6(v6) => {
+            use std::io::Write as _;
+            // Writing to a `Vec` cannot fail.
+            let _ = write!(out, "{v6}");
+        }
+    }
+}
+
+/// Appends `value` in decimal, without leading zeros.
+///
+/// ```
+/// let mut text = Vec::new();
+/// for value in [0, 7, 42, 255] {
+///     geo_server::address::write_decimal(&mut text, value);
+/// }
+/// assert_eq!(text, b"0742255");
+/// ```
+pub fn write_decimal(out: &mut Vec<u8>, value: u8) {
+    if value >= 100 {
+        out.push(b'0' + value / 100);
+    }
+    if value >= 10 {
+        out.push(b'0' + value / 10 % 10);
+    }
+    out.push(b'0' + value % 10);
+}
+
+/// `ip` with every bit after the first `prefix` cleared: the address of its network.
+///
+/// ```
+/// use std::net::IpAddr;
+/// let ip: IpAddr = "81.2.69.160".parse().unwrap();
+/// assert_eq!(geo_server::address::mask(ip, 23).to_string(), "81.2.68.0");
+/// assert_eq!(geo_server::address::mask(ip, 0).to_string(), "0.0.0.0");
+/// assert_eq!(geo_server::address::mask(ip, 32), ip);
+/// ```
+pub fn mask(ip: IpAddr, prefix: u8) -> IpAddr {
+    let prefix = u32::from(prefix);
+    match ip {
+        IpAddr::V4(v4) => {
+            let kept = u32::MAX
+                .checked_shl(32_u32.saturating_sub(prefix))
+                .unwrap_or(0);
+            IpAddr::V4(Ipv4Addr::from(u32::from(v4) & kept))
+        }
+        IpAddr::V6(v6) => {
+            let kept = u128::MAX
+                .checked_shl(128_u32.saturating_sub(prefix))
+                .unwrap_or(0);
+            IpAddr::V6(Ipv6Addr::from(u128::from(v6) & kept))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{AddressError, parse};
+    use super::{AddressError, mask, parse, write_ip};
+    use std::net::{IpAddr, Ipv4Addr};
+
+    #[test]
+    fn writes_every_ipv4_octet_and_masks_at_every_prefix_as_display_does() {
+        let mut text = Vec::new();
+        for octet in 0..=255_u8 {
+            let ip = IpAddr::V4(Ipv4Addr::new(octet, 255 - octet, octet / 3, 10));
+            text.clear();
+            write_ip(&mut text, ip);
+            assert_eq!(text, ip.to_string().as_bytes());
+        }
+        let ip: IpAddr = "255.254.253.252".parse().expect("valid");
+        let v6: IpAddr = "ffff:eeee:dddd:cccc:bbbb:aaaa:9999:8888"
+            .parse()
+            .expect("valid");
+        for prefix in 0..=128_u8 {
+            if prefix <= 32 {
+                let expected = ipnet::IpNet::new(ip, prefix).expect("prefix").network();
+                assert_eq!(mask(ip, prefix), expected, "/{prefix}");
+            }
+            let expected = ipnet::IpNet::new(v6, prefix).expect("prefix").network();
+            assert_eq!(mask(v6, prefix), expected, "/{prefix}");
+        }
+    }
 
     #[test]
     fn accepts_v4_v6_and_mapped() {

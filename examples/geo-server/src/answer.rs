@@ -1,14 +1,15 @@
 //! The JSON answer of `/geo/<ip>`, rendered straight from the reader's borrowed strings; the
 //! record's part is kept by record ([`crate::answer_cache`]).
 
-use std::io::Write as _;
 use std::net::IpAddr;
 
 use maxminddb::{MaxMindDbError, Reader};
 use serde::{Deserialize, Serialize};
 
 use crate::answer_cache::{AnswerCache, Key};
+use crate::db::Tree;
 use crate::language::Language;
+use crate::tree_jump::Found;
 
 /// The part of an answer that comes from the database record, the same for every address of the
 /// record: the JSON after `"ip"` and `"network"`.
@@ -46,12 +47,37 @@ struct Location<'a> {
 
 /// Looks `ip` up and serialises the answer while the reader's strings are borrowed: no owned
 /// copies of names. `Ok(None)` when the database has no record for the address.
+///
+/// With the answer cache on, the tree's jump table finds the record first: an address without
+/// data, or whose record's part is kept, is answered without maxminddb's walk. The rest (a
+/// record not yet kept, a tree the table does not cover) goes through maxminddb.
 pub(crate) fn render<S: AsRef<[u8]>>(
-    reader: &Reader<S>,
+    tree: &Tree<S>,
     ip: IpAddr,
     language: Language,
     tails: Tails<'_>,
 ) -> Result<Option<Vec<u8>>, MaxMindDbError> {
+    let jump = tree.jump.as_ref().filter(|_| tails.cache.is_on());
+    let mut looked_up = false;
+    match jump.and_then(|jump| jump.find(ip)) {
+        Some(Found::Nothing) => return Ok(None),
+        Some(Found::Data { offset, prefix }) => {
+            let key = Key {
+                generation: tails.generation,
+                offset,
+                language,
+            };
+            if let Some(tail) = tails.cache.get(&key) {
+                let mut json = head(ip, crate::address::mask(ip, prefix), prefix);
+                json.extend_from_slice(&tail);
+                return Ok(Some(json));
+            }
+            looked_up = true;
+        }
+        None => {}
+    }
+    let reader = &tree.reader;
+    let tails = Tails { looked_up, ..tails };
     // One decoder per language, so that each keeps only its own names (and English).
     match language {
         Language::English => render_in::<S, 0>(reader, ip, language, tails),
@@ -65,11 +91,29 @@ pub(crate) fn render<S: AsRef<[u8]>>(
     }
 }
 
+/// The answer's first two fields, `{"ip":"…","network":"…"`, in a buffer with room for the
+/// rest. What serde_json would write: an address or a network in text is hex digits, dots,
+/// colons and a slash, nothing a JSON string escapes.
+fn head(ip: IpAddr, network: IpAddr, prefix: u8) -> Vec<u8> {
+    let mut json = Vec::with_capacity(ANSWER_CAPACITY);
+    json.extend_from_slice(b"{\"ip\":\"");
+    crate::address::write_ip(&mut json, ip);
+    json.extend_from_slice(b"\",\"network\":\"");
+    crate::address::write_ip(&mut json, network);
+    json.push(b'/');
+    crate::address::write_decimal(&mut json, prefix);
+    json.push(b'"');
+    json
+}
+
 /// Where the record parts of answers are kept: the cache and the loaded database's generation.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tails<'a> {
     pub cache: &'a AnswerCache,
     pub generation: u64,
+    /// The cache was asked for this answer's record already (through the tree's jump table),
+    /// and had none.
+    pub looked_up: bool,
 }
 
 fn render_in<S: AsRef<[u8]>, const L: usize>(
@@ -83,10 +127,7 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         return Ok(None);
     }
     let network = result.network()?;
-    let mut json = Vec::with_capacity(ANSWER_CAPACITY);
-    // What serde_json writes for the first two fields: an address or a network in text is hex
-    // digits, dots, colons and a slash, nothing a JSON string escapes.
-    let _ = write!(json, "{{\"ip\":\"{ip}\",\"network\":\"{network}\"");
+    let mut json = head(ip, network.ip(), network.prefix());
     let key = result
         .offset()
         .filter(|_| tails.cache.is_on())
@@ -95,7 +136,8 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
             offset,
             language,
         });
-    if let Some(tail) = key.and_then(|key| tails.cache.get(&key)) {
+    let kept = key.filter(|_| !tails.looked_up);
+    if let Some(tail) = kept.and_then(|key| tails.cache.get(&key)) {
         json.extend_from_slice(&tail);
         return Ok(Some(json));
     }

@@ -16,7 +16,6 @@
 //! caches store them, and REDbot flags the redundant directive. `/geo/me` keeps `private`
 //! beside `no-store` on purpose, for caches that honour only one of the two.
 
-use std::fmt::Write;
 use std::net::IpAddr;
 use std::time::SystemTime;
 
@@ -60,11 +59,12 @@ impl GeoCaching {
         &self.cache_control
     }
 
-    /// The validators and `Cache-Control` of a `/geo/<ip>` answer, added to `headers`.
-    pub fn describe(&self, headers: &mut HeaderMap, tag: &GeoTag) {
+    /// The validators and `Cache-Control` of a `/geo/<ip>` answer, added to `headers`; the
+    /// tag's values move into them.
+    pub fn describe(&self, headers: &mut HeaderMap, tag: GeoTag) {
         headers.insert(CACHE_CONTROL, self.cache_control.clone());
-        headers.insert(ETAG, tag.etag.clone());
-        headers.insert(LAST_MODIFIED, tag.last_modified.clone());
+        headers.insert(ETAG, tag.etag);
+        headers.insert(LAST_MODIFIED, tag.last_modified);
     }
 }
 
@@ -101,10 +101,16 @@ impl GeoTag {
     /// assert_eq!(tag.last_modified(), "Tue, 03 Jul 2018 21:26:56 GMT");
     /// ```
     pub fn new(validators: &Validators, language: Language, ip: IpAddr) -> Self {
-        let mut text = String::with_capacity(64);
-        let _ = write!(text, "\"{}.{}.{ip}\"", validators.identity, language.code());
+        let mut text = Vec::with_capacity(64);
+        text.push(b'"');
+        text.extend_from_slice(validators.identity.as_bytes());
+        text.push(b'.');
+        text.extend_from_slice(language.code().as_bytes());
+        text.push(b'.');
+        crate::address::write_ip(&mut text, ip);
+        text.push(b'"');
         GeoTag {
-            // The string's buffer becomes the header value's: one allocation, no copy.
+            // The buffer becomes the header value's: one allocation, no copy.
             etag: HeaderValue::from_maybe_shared(bytes::Bytes::from(text))
                 .unwrap_or(HeaderValue::from_static("\"\"")),
             built: validators.built,

@@ -15,6 +15,7 @@ use crate::answer::{self, Tails};
 use crate::answer_cache::{self, AnswerCache, AnswerCacheStats};
 use crate::language::Language;
 use crate::private_copy::{self, CopyError, FileIdentity, PrivateCopy};
+use crate::tree_jump::TreeJump;
 
 /// Where the reader's bytes live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -57,6 +58,9 @@ pub struct DbInfo {
     pub load_time: Duration,
     /// Heap bytes the reader retains (the whole database in `copy` mode; a few hundred otherwise).
     pub reader_heap_bytes: usize,
+    /// Heap bytes of the search tree's jump tables ([`TreeJump`]), made at load beside the
+    /// reader; 0 when the tree is of a shape they do not cover.
+    pub jump_table_bytes: usize,
     /// The database's identity for HTTP validators: its build epoch and the first 64 bits of
     /// the BLAKE3 hash of its bytes, e.g. `5b3b2c20-9f86d081884c7d65`. Any change of the
     /// database changes it, so every `/geo` ETag changes with it.
@@ -134,10 +138,42 @@ pub enum DbError {
     NotReloadable,
 }
 
+/// Bytes shared by a reader and the jump table into its tree.
+#[derive(Debug)]
+struct Shared<T>(Arc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(Arc::clone(&self.0))
+    }
+}
+
+impl<T: AsRef<[u8]>> AsRef<[u8]> for Shared<T> {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+/// A reader, and the jump table into its tree that lookups start from when it has one.
+pub(crate) struct Tree<S: AsRef<[u8]>> {
+    pub(crate) reader: Reader<S>,
+    pub(crate) jump: Option<TreeJump<S>>,
+}
+
+impl<S: AsRef<[u8]>> Tree<S> {
+    /// `reader` of `bytes`, with the jump table into its tree made now; its size is told in
+    /// `info`.
+    fn new(reader: Reader<S>, bytes: S, info: &mut DbInfo) -> Self {
+        let jump = TreeJump::new(bytes, reader.metadata());
+        info.jump_table_bytes = jump.as_ref().map_or(0, TreeJump::heap_bytes);
+        Tree { reader, jump }
+    }
+}
+
 enum AnyReader {
-    Embedded(Reader<&'static [u8]>),
-    Copied(Reader<Vec<u8>>),
-    Mapped(Reader<Mmap>),
+    Embedded(Tree<&'static [u8]>),
+    Copied(Tree<Shared<Vec<u8>>>),
+    Mapped(Tree<Shared<Mmap>>),
 }
 
 struct Loaded {
@@ -193,11 +229,12 @@ impl Snapshot<'_> {
         let tails = Tails {
             cache: self.answers,
             generation: self.loaded.generation,
+            looked_up: false,
         };
         match &self.loaded.reader {
-            AnyReader::Embedded(reader) => answer::render(reader, ip, language, tails),
-            AnyReader::Copied(reader) => answer::render(reader, ip, language, tails),
-            AnyReader::Mapped(reader) => answer::render(reader, ip, language, tails),
+            AnyReader::Embedded(tree) => answer::render(tree, ip, language, tails),
+            AnyReader::Copied(tree) => answer::render(tree, ip, language, tails),
+            AnyReader::Mapped(tree) => answer::render(tree, ip, language, tails),
         }
     }
 }
@@ -243,11 +280,9 @@ impl GeoDb {
         origin: &str,
         blake3_hex: &str,
     ) -> Result<Self, DbError> {
-        let (reader, mut info) = measure(DbMode::Embed, origin, bytes.len(), || {
-            Reader::from_source(bytes)
-        })?;
+        let (tree, mut info) = measure(DbMode::Embed, origin, bytes.len(), || Ok(bytes))?;
         info.identity = identity(info.build_epoch, blake3_hex);
-        Ok(Self::new(AnyReader::Embedded(reader), info, None))
+        Ok(Self::new(AnyReader::Embedded(tree), info, None))
     }
 
     /// Copies the embedded bytes to the heap first, as Go's `embed.FS.ReadFile` would.
@@ -257,11 +292,11 @@ impl GeoDb {
 
     /// Like [`copied`](Self::copied), with the bytes' BLAKE3 hash (hex) known already.
     pub fn copied_with_hash(bytes: &[u8], origin: &str, blake3_hex: &str) -> Result<Self, DbError> {
-        let (reader, mut info) = measure(DbMode::Copy, origin, bytes.len(), || {
-            Reader::from_source(bytes.to_vec())
+        let (tree, mut info) = measure(DbMode::Copy, origin, bytes.len(), || {
+            Ok(Shared(Arc::new(bytes.to_vec())))
         })?;
         info.identity = identity(info.build_epoch, blake3_hex);
-        Ok(Self::new(AnyReader::Copied(reader), info, None))
+        Ok(Self::new(AnyReader::Copied(tree), info, None))
     }
 
     /// Reads a whole file to the heap and verifies it; the identity is the hash of the bytes read.
@@ -270,7 +305,7 @@ impl GeoDb {
         let size = std::fs::metadata(path).map_or(0, |metadata| metadata.len() as usize);
         let mut hash = None;
         let mut empty = false;
-        let (reader, mut info) = measure(DbMode::Copy, &origin, size, || {
+        let (tree, mut info) = measure(DbMode::Copy, &origin, size, || {
             let mut bytes = Vec::new();
             let mut file = open_regular(path).map_err(|error| match error {
                 DbError::Open { source, .. } => MaxMindDbError::Io(source),
@@ -279,7 +314,7 @@ impl GeoDb {
             std::io::Read::read_to_end(&mut file, &mut bytes)?;
             empty = bytes.is_empty();
             hash = Some(blake3::hash(&bytes));
-            Reader::from_source(bytes)
+            Ok(Shared(Arc::new(bytes)))
         })
         .map_err(|error| match empty {
             true => DbError::Empty {
@@ -287,10 +322,10 @@ impl GeoDb {
             },
             false => error,
         })?;
-        verify(&reader, &origin)?;
+        verify(&tree.reader, &origin)?;
         let hash = hash.map(|hash| hash.to_hex()).unwrap_or_default();
         info.identity = identity(info.build_epoch, hash.as_str());
-        Ok(Self::new(AnyReader::Copied(reader), info, None))
+        Ok(Self::new(AnyReader::Copied(tree), info, None))
     }
 
     /// Maps the file itself and verifies it; [`reload`](Self::reload) maps it again later.
@@ -314,9 +349,9 @@ impl GeoDb {
     /// assert_eq!(db.info().mode, geo_server::db::DbMode::Mmap);
     /// ```
     pub unsafe fn mapped(path: &Path) -> Result<Self, DbError> {
-        let (reader, info) = map(path, PrivateCopy::Off)?;
+        let (tree, info) = map(path, PrivateCopy::Off)?;
         Ok(
-            Self::new(AnyReader::Mapped(reader), info, Some(path.to_path_buf()))
+            Self::new(AnyReader::Mapped(tree), info, Some(path.to_path_buf()))
                 .copying(PrivateCopy::Off),
         )
     }
@@ -342,8 +377,8 @@ impl GeoDb {
             PrivateCopy::Off => PrivateCopy::Memfd,
             copy => copy,
         };
-        let (reader, info) = map(path, copy)?;
-        Ok(Self::new(AnyReader::Mapped(reader), info, Some(path.to_path_buf())).copying(copy))
+        let (tree, info) = map(path, copy)?;
+        Ok(Self::new(AnyReader::Mapped(tree), info, Some(path.to_path_buf())).copying(copy))
     }
 
     fn copying(mut self, copy: PrivateCopy) -> Self {
@@ -384,11 +419,9 @@ impl GeoDb {
     /// them drops it. On any error the current database stays in place.
     pub fn reload(&self) -> Result<DbInfo, DbError> {
         let path = self.path.as_deref().ok_or(DbError::NotReloadable)?;
-        let (reader, info) = map(path, self.copy)?;
-        self.current.store(Arc::new(Loaded::new(
-            AnyReader::Mapped(reader),
-            info.clone(),
-        )));
+        let (tree, info) = map(path, self.copy)?;
+        self.current
+            .store(Arc::new(Loaded::new(AnyReader::Mapped(tree), info.clone())));
         // The old generation's answers are never read again; free them now, and give their
         // memory back to the system rather than keep it as allocator slack.
         self.answers.clear();
@@ -453,7 +486,7 @@ fn open_regular(path: &Path) -> Result<std::fs::File, DbError> {
 /// Opens `path` once and, from that one descriptor, takes its identity, makes the private copy
 /// (unless `copy` is `Off`), maps, verifies and hashes what was mapped: the identity, the bytes
 /// served and the ETag all describe one file, whatever is renamed over the path meanwhile.
-fn map(path: &Path, copy: PrivateCopy) -> Result<(Reader<Mmap>, DbInfo), DbError> {
+fn map(path: &Path, copy: PrivateCopy) -> Result<(Tree<Shared<Mmap>>, DbInfo), DbError> {
     let open_error = |source| DbError::Open {
         path: path.to_path_buf(),
         source,
@@ -468,7 +501,7 @@ fn map(path: &Path, copy: PrivateCopy) -> Result<(Reader<Mmap>, DbInfo), DbError
     let origin = path.display().to_string();
     let mut hash = None;
     let mut made = PrivateCopy::Off;
-    let (reader, mut info) = measure(DbMode::Mmap, &origin, before.len as usize, || {
+    let (tree, mut info) = measure(DbMode::Mmap, &origin, before.len as usize, || {
         let mapped = match copy {
             PrivateCopy::Off => source,
             copy => {
@@ -484,7 +517,7 @@ fn map(path: &Path, copy: PrivateCopy) -> Result<(Reader<Mmap>, DbInfo), DbError
         // the contract the caller of `GeoDb::mapped` accepted.
         let map = unsafe { Mmap::map(&mapped) }?;
         hash = Some(blake3::hash(&map));
-        Reader::from_source(map)
+        Ok(Shared(Arc::new(map)))
     })
     .map_err(|error| match error {
         // The copy's own failure, told as such rather than as a failure to read the file.
@@ -504,12 +537,12 @@ fn map(path: &Path, copy: PrivateCopy) -> Result<(Reader<Mmap>, DbInfo), DbError
         }
         other => other,
     })?;
-    verify(&reader, &origin)?;
+    verify(&tree.reader, &origin)?;
     let hash = hash.map(|hash| hash.to_hex()).unwrap_or_default();
     info.identity = identity(info.build_epoch, hash.as_str());
     info.private_copy = Some(made);
     info.file = Some(before);
-    Ok((reader, info))
+    Ok((tree, info))
 }
 
 /// `<build epoch in hex>-<first 64 bits of the BLAKE3 hash of the bytes>`.
@@ -527,25 +560,29 @@ fn verify<S: AsRef<[u8]>>(reader: &Reader<S>, origin: &str) -> Result<(), DbErro
     })
 }
 
-/// Creates a reader, timing it and counting the heap it retains, and checks its type.
-fn measure<S: AsRef<[u8]>>(
+/// Creates a reader over the bytes `create` gives, timing it and counting the heap it retains
+/// (the bytes' own, for a copy), checks its type, then makes the jump table into its tree.
+fn measure<S: AsRef<[u8]> + Clone>(
     mode: DbMode,
     origin: &str,
     size: usize,
-    create: impl FnOnce() -> Result<Reader<S>, MaxMindDbError>,
-) -> Result<(Reader<S>, DbInfo), DbError> {
+    create: impl FnOnce() -> Result<S, MaxMindDbError>,
+) -> Result<(Tree<S>, DbInfo), DbError> {
     let heap_before = heap_in_use();
     let started = Instant::now();
-    let reader = create().map_err(|source| match source {
-        MaxMindDbError::Io(source) => DbError::Open {
-            path: PathBuf::from(origin),
-            source,
-        },
-        source => DbError::Invalid {
-            origin: origin.to_owned(),
-            source,
-        },
-    })?;
+    let reader = create()
+        .and_then(|bytes| Ok((Reader::from_source(bytes.clone())?, bytes)))
+        .map_err(|source| match source {
+            MaxMindDbError::Io(source) => DbError::Open {
+                path: PathBuf::from(origin),
+                source,
+            },
+            source => DbError::Invalid {
+                origin: origin.to_owned(),
+                source,
+            },
+        });
+    let (reader, bytes) = reader?;
     let load_time = started.elapsed();
     let reader_heap_bytes = heap_in_use().saturating_sub(heap_before);
     let metadata = reader.metadata();
@@ -556,7 +593,7 @@ fn measure<S: AsRef<[u8]>>(
             database_type,
         });
     }
-    let info = DbInfo {
+    let mut info = DbInfo {
         mode,
         origin: origin.to_owned(),
         database_type,
@@ -564,9 +601,11 @@ fn measure<S: AsRef<[u8]>>(
         size,
         load_time,
         reader_heap_bytes,
+        jump_table_bytes: 0,
         identity: String::new(),
         private_copy: None,
         file: None,
     };
-    Ok((reader, info))
+    let tree = Tree::new(reader, bytes, &mut info);
+    Ok((tree, info))
 }

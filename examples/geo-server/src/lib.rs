@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod private_copy;
 pub mod reload;
 mod routes;
+pub mod tree_jump;
 
 pub use front::{App, ConnectionApp, app};
 pub use routes::{AppState, SPA, admin_router, assets, router};

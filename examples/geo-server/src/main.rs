@@ -100,6 +100,7 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
         size = info.size,
         load_ms = info.load_time.as_secs_f64() * 1000.0,
         reader_heap_bytes = info.reader_heap_bytes,
+        jump_table_bytes = info.jump_table_bytes,
         private_copy = info.private_copy.map_or("none", PrivateCopy::as_str),
         answer_cache_bytes,
         "database loaded"

@@ -204,7 +204,7 @@ fn render_database(out: &mut String, db: &DbInfo) {
         escape(&db.database_type),
         escape(&db.origin),
     );
-    let gauges: [(&str, &str, String); 4] = [
+    let gauges: [(&str, &str, String); 5] = [
         (
             "geodb_size_bytes",
             "Size of the database.",
@@ -219,6 +219,11 @@ fn render_database(out: &mut String, db: &DbInfo) {
             "geodb_reader_heap_bytes",
             "Heap retained by the reader when it was created.",
             db.reader_heap_bytes.to_string(),
+        ),
+        (
+            "geodb_jump_table_bytes",
+            "Heap of the jump table into the database's search tree.",
+            db.jump_table_bytes.to_string(),
         ),
         (
             "geodb_load_seconds",

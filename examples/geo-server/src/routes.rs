@@ -260,7 +260,7 @@ pub(crate) fn geo_ip_response(
             Err(error) => return error.into_response().map(AppBody::Right),
         }
     };
-    state.geo_caching.describe(response.headers_mut(), &tag);
+    state.geo_caching.describe(response.headers_mut(), tag);
     response
 }
 

@@ -13,7 +13,7 @@ use maxminddb::Reader;
 use crate::reference;
 
 /// Every network of the sample database, from the JSON it is built from.
-fn sample_networks() -> Vec<ipnet::IpNet> {
+pub(crate) fn sample_networks() -> Vec<ipnet::IpNet> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../assets/geo/sample-city.json"
@@ -35,7 +35,7 @@ fn sample_networks() -> Vec<ipnet::IpNet> {
 }
 
 /// An address inside `network`, chosen by `random`.
-fn inside(network: &ipnet::IpNet, random: u64) -> IpAddr {
+pub(crate) fn inside(network: &ipnet::IpNet, random: u64) -> IpAddr {
     match network {
         ipnet::IpNet::V4(net) => {
             let host_bits = 32 - u32::from(net.prefix_len());

@@ -130,6 +130,7 @@ async fn metrics_parse_and_count_requests() {
         "geo_heap_in_use_bytes",
         "geodb_size_bytes",
         "geodb_reader_heap_bytes",
+        "geodb_jump_table_bytes",
         "geodb_build_timestamp_seconds",
     ] {
         assert!(
