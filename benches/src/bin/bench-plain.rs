@@ -2,7 +2,7 @@
 //! compares with nginx: `ServeCatalog` of the `static` bench catalogs under axum, nothing else
 //! (no geo-server layers), on the runtime and listener the flags choose.
 //!
-//! `/web/vue.min.js` (105 KiB) and `/large/noise.bin` (17 MiB).
+//! `/web/small.txt` (1 KiB), `/web/vue.min.js` (105 KiB) and `/large/noise.bin` (17 MiB).
 //!
 //! `--handler` swaps `ServeCatalog` for the floors it is measured against: the same bytes from
 //! a bare axum handler (`Bytes::from_static`, a media type, nothing else), or from a bare hyper
@@ -118,7 +118,12 @@ struct File {
     bytes: fn() -> &'static [u8],
 }
 
-const FILES: [File; 2] = [
+const FILES: [File; 3] = [
+    File {
+        path: "/web/small.txt",
+        content_type: "text/plain; charset=utf-8",
+        bytes: || embedded(&bindery_benches::WEB_STATIC, "small.txt"),
+    },
     File {
         path: "/web/vue.min.js",
         content_type: "text/javascript; charset=utf-8",

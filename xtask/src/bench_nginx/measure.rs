@@ -1,5 +1,6 @@
 //! One run: wrk pinned to core 1 against a persistent server on core 0, the server's CPU time
-//! and context switches read from `/proc` before and after.
+//! and context switches read from `/proc` before and after; or two such runs at once, one per
+//! server, so that both see the same machine.
 
 use anyhow::{Context, bail};
 
@@ -38,6 +39,25 @@ pub struct Run {
     pub errors: u64,
     /// Answers other than 2xx and 3xx (for `/geo`, addresses the database does not hold).
     pub non_2xx: u64,
+}
+
+/// Two runs at the same time, each wrk against its own server: both servers share core 0
+/// (and each gets its half of it), both clients core 1, for the same seconds, so that whatever
+/// else loads the machine then loads both alike. CPU per request compares across the pair
+/// however much the machine's speed drifts between pairs.
+pub fn run_together(
+    first: (&Server, Load),
+    second: (&Server, Load),
+    seconds: u32,
+) -> anyhow::Result<(Run, Run)> {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| run(second.0, second.1, seconds));
+        let mine = run(first.0, first.1, seconds);
+        let other = other
+            .join()
+            .map_err(|_| anyhow::anyhow!("the second run panicked"))?;
+        Ok((mine?, other?))
+    })
 }
 
 /// Runs wrk for `seconds` against `server`.

@@ -3,10 +3,13 @@
 //!
 //! Every server is started once, pinned to core 0, and warmed; wrk runs pinned to core 1. For
 //! each file, every nginx tuning ([`nginx::TUNINGS`]) is measured and the cheapest in CPU per
-//! request becomes the reference; then each bindery configuration runs right after a run of
-//! that reference, pair after pair, and the figure is the median of the per-pair ratios (this
-//! machine's speed drifts by 10-20% over minutes: only runs seconds apart compare). Every pair
-//! is reported. `bench-http` keeps the tables that compare bindery with itself.
+//! request becomes the reference (or, with `--reference`, one of the contenders does); then
+//! each bindery configuration runs side by side with that reference, pair after pair: both at
+//! once, each with its own wrk, sharing core 0 and core 1, so that they see the same machine.
+//! The figure is the median of the per-pair ratios. This machine's speed drifts by 10-20% over
+//! minutes; runs one after the other (`--sequential`, the first method) still differed by
+//! ±15% from pair to pair, where runs side by side differ by about 1%. Every pair is reported.
+//! `bench-http` keeps the tables that compare bindery with itself.
 
 mod measure;
 mod nginx;
@@ -40,6 +43,13 @@ pub struct Args {
     /// Run only the contenders whose name contains this text (`Server`, `floor`).
     #[arg(long, value_name = "TEXT")]
     pub contenders: Option<String>,
+    /// Pair the contenders with the one whose name contains this text instead of with nginx
+    /// (`axum::serve`, `bare axum`).
+    #[arg(long, value_name = "TEXT")]
+    pub reference: Option<String>,
+    /// Run each pair's contender right after its reference instead of side by side.
+    #[arg(long)]
+    pub sequential: bool,
 }
 
 /// A bindery server compared with the reference.
@@ -63,7 +73,12 @@ const PLAIN: &str = "bench-plain";
 const SERVER: &str = "bench-server";
 const BARE: &str = "bench-bare";
 
-const FILES: [File; 2] = [
+const FILES: [File; 3] = [
+    File {
+        name: "small.txt (1 KiB)",
+        nginx_path: "/small.txt",
+        paths: ["/web/small.txt", "/bench/static/web/small.txt"],
+    },
     File {
         name: "vue.min.js (105 KiB)",
         nginx_path: "/vue.min.js",
@@ -185,15 +200,23 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .as_ref()
             .is_none_or(|only| title.contains(only.as_str()))
     };
+    let plan = Plan {
+        pairs,
+        seconds,
+        together: !args.sequential,
+    };
     let mut comparisons = Vec::new();
     for file in FILES.iter().filter(|file| wanted(file.name)) {
         let only = args.contenders.as_deref();
-        comparisons.push(versus_nginx(file, only, pairs, seconds, tuning_runs)?);
+        comparisons.push(match &args.reference {
+            None => versus_nginx(file, only, plan, tuning_runs)?,
+            Some(reference) => versus_contender(file, reference, only, plan)?,
+        });
     }
     if wanted(GEO) {
-        comparisons.push(geo_versus_bare(pairs, seconds)?);
+        comparisons.push(geo_versus_bare(plan)?);
     }
-    let text = report::markdown(&comparisons, pairs, seconds, &system());
+    let text = report::markdown(&comparisons, plan, &system());
     let out = Path::new("target/bench");
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("nginx.md"), &text)?;
@@ -304,16 +327,24 @@ fn median_cpu(runs: &[Run]) -> f64 {
     report::median(runs.iter().map(|run| run.cpu_us_per_request).collect())
 }
 
+/// How the pairs are run.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub pairs: u32,
+    pub seconds: u32,
+    /// Side by side ([`measure::run_together`]), or the contender right after the reference.
+    pub together: bool,
+}
+
 /// nginx at its best on `file`, then every contender (whose name contains `only`, if given)
 /// paired with it.
 fn versus_nginx(
     file: &File,
     only: Option<&str>,
-    pairs: u32,
-    seconds: u32,
+    plan: Plan,
     runs: u32,
 ) -> anyhow::Result<Comparison> {
-    let mut ranked = rank_tunings(file, runs, seconds)?;
+    let mut ranked = rank_tunings(file, runs, plan.seconds)?;
     let tunings = ranked
         .iter()
         .map(|(server, runs)| (server.label.clone(), runs.clone()))
@@ -322,10 +353,57 @@ fn versus_nginx(
     ranked.truncate(1);
     let (reference, _) = ranked.pop().context("no nginx tuning")?;
     let reference_load = Load::path(file.nginx_path);
-    let mut contenders = Vec::new();
-    let chosen = CONTENDERS
+    let chosen: Vec<&Contender> = CONTENDERS
         .iter()
-        .filter(|contender| only.is_none_or(|only| contender.name.contains(only)));
+        .filter(|contender| only.is_none_or(|only| contender.name.contains(only)))
+        .collect();
+    let contenders = start_contenders(file, &chosen)?;
+    let rows = paired(&reference, reference_load, &contenders, plan)?;
+    Ok(Comparison {
+        title: format!("{}, {CONNECTIONS} connections", file.name),
+        tunings,
+        reference: reference.label.clone(),
+        rows,
+    })
+}
+
+/// The contender whose name contains `reference` in nginx's place: every other contender
+/// (whose name contains `only`, if given) paired with it, as a direct comparison of two ways of
+/// serving `file` (`Server` against `axum::serve`, `ServeCatalog` against a bare handler).
+fn versus_contender(
+    file: &File,
+    reference: &str,
+    only: Option<&str>,
+    plan: Plan,
+) -> anyhow::Result<Comparison> {
+    let (references, others): (Vec<&Contender>, Vec<&Contender>) = CONTENDERS
+        .iter()
+        .partition(|contender| contender.name.contains(reference));
+    let [reference] = references[..] else {
+        anyhow::bail!(
+            "--reference {reference:?} names {} contenders; it must name one",
+            references.len()
+        );
+    };
+    let others: Vec<&Contender> = others
+        .into_iter()
+        .filter(|contender| only.is_none_or(|only| contender.name.contains(only)))
+        .collect();
+    let mut started = start_contenders(file, &[reference])?;
+    let (reference_server, reference_load) = started.remove(0);
+    let contenders = start_contenders(file, &others)?;
+    let rows = paired(&reference_server, reference_load, &contenders, plan)?;
+    Ok(Comparison {
+        title: format!("{}, {CONNECTIONS} connections", file.name),
+        tunings: Vec::new(),
+        reference: reference_server.label.clone(),
+        rows,
+    })
+}
+
+/// Starts and warms each contender on `file`'s path for it.
+fn start_contenders(file: &File, chosen: &[&Contender]) -> anyhow::Result<Vec<(Server, Load)>> {
+    let mut contenders = Vec::new();
     for contender in chosen {
         let server = start_binary(
             contender.name,
@@ -337,24 +415,22 @@ fn versus_nginx(
         warm(&server, load)?;
         contenders.push((server, load));
     }
-    let rows = paired(&reference, reference_load, &contenders, pairs, seconds)?;
-    Ok(Comparison {
-        title: format!("{}, {CONNECTIONS} connections", file.name),
-        tunings,
-        reference: reference.label.clone(),
-        rows,
-    })
+    Ok(contenders)
 }
 
-/// `pairs` rounds: in each, for every contender, a run of the reference and right after it
-/// one of the contender.
+/// `plan.pairs` rounds: in each, for every contender, a run of the reference and one of the
+/// contender, side by side or one right after the other.
 fn paired(
     reference: &Server,
     reference_load: Load,
     contenders: &[(Server, Load)],
-    pairs: u32,
-    seconds: u32,
+    plan: Plan,
 ) -> anyhow::Result<Vec<Row>> {
+    let Plan {
+        pairs,
+        seconds,
+        together,
+    } = plan;
     let mut rows: Vec<Row> = contenders
         .iter()
         .map(|(server, _)| Row {
@@ -364,12 +440,20 @@ fn paired(
         .collect();
     for pair in 1..=pairs {
         for ((server, load), row) in contenders.iter().zip(&mut rows) {
-            eprintln!(
-                "pair {pair}/{pairs}: {} then {}",
-                reference.label, server.label
-            );
-            let before = measure::run(reference, reference_load, seconds)?;
-            let after = measure::run(server, *load, seconds)?;
+            let (before, after) = if together {
+                eprintln!(
+                    "pair {pair}/{pairs}: {} beside {}",
+                    reference.label, server.label
+                );
+                measure::run_together((reference, reference_load), (server, *load), seconds)?
+            } else {
+                eprintln!(
+                    "pair {pair}/{pairs}: {} then {}",
+                    reference.label, server.label
+                );
+                let before = measure::run(reference, reference_load, seconds)?;
+                (before, measure::run(server, *load, seconds)?)
+            };
             row.pairs.push((before, after));
         }
     }
@@ -377,7 +461,7 @@ fn paired(
 }
 
 /// `/geo/<random ip>` on geo-server's stack against a bare axum route's static 1 KiB answer.
-fn geo_versus_bare(pairs: u32, seconds: u32) -> anyhow::Result<Comparison> {
+fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
     let reference_name = "bare axum route, `Bytes::from_static` 1 KiB (`bench-bare`)";
     let reference = start_binary(reference_name, BARE, &[], false)?;
     let reference_load = Load::path("/small.txt");
@@ -407,7 +491,7 @@ fn geo_versus_bare(pairs: u32, seconds: u32) -> anyhow::Result<Comparison> {
         warm(&server, load)?;
         contenders.push((server, load));
     }
-    let rows = paired(&reference, reference_load, &contenders, pairs, seconds)?;
+    let rows = paired(&reference, reference_load, &contenders, plan)?;
     Ok(Comparison {
         title: format!("{GEO} against a bare handler, {CONNECTIONS} connections"),
         tunings: Vec::new(),

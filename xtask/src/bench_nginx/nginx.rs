@@ -77,13 +77,15 @@ fn dir() -> anyhow::Result<PathBuf> {
     Ok(std::fs::canonicalize(dir)?)
 }
 
-/// The document root: vue.min.js and the 17 MiB file, written once.
+/// The document root: small.txt, vue.min.js and the 17 MiB file, written once.
 fn root(dir: &Path) -> anyhow::Result<PathBuf> {
     let root = dir.join("root");
     std::fs::create_dir_all(&root)?;
-    let vue = std::fs::read("benches/assets/web/vue.min.js")?;
-    if std::fs::read(root.join("vue.min.js")).ok() != Some(vue.clone()) {
-        std::fs::write(root.join("vue.min.js"), &vue)?;
+    for name in ["small.txt", "vue.min.js"] {
+        let bytes = std::fs::read(Path::new("benches/assets/web").join(name))?;
+        if std::fs::read(root.join(name)).ok() != Some(bytes.clone()) {
+            std::fs::write(root.join(name), &bytes)?;
+        }
     }
     let large = root.join("noise.bin");
     if std::fs::metadata(&large).map(|meta| meta.len()).ok() != Some(LARGE_LEN as u64) {
@@ -92,7 +94,8 @@ fn root(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(root)
 }
 
-/// The whole configuration file of one tuning: `/vue.min.js` and `/noise.bin` on `port`.
+/// The whole configuration file of one tuning: `/small.txt`, `/vue.min.js` and `/noise.bin`
+/// on `port`.
 pub fn config(tuning: &Tuning, dir: &Path, root: &Path, port: u16) -> String {
     let (dir, root) = (dir.display(), root.display());
     format!(
@@ -100,7 +103,7 @@ pub fn config(tuning: &Tuning, dir: &Path, root: &Path, port: u16) -> String {
          error_log {dir}/error-{port}.log warn;\n\
          events {{ worker_connections 1024; }}\n\
          http {{\n{}\n\
-         types {{ text/javascript js; application/octet-stream bin; }}\n\
+         types {{ text/plain txt; text/javascript js; application/octet-stream bin; }}\n\
          server {{ listen 127.0.0.1:{port}; root {root}; }}\n}}\n",
         tuning.http_block()
     )

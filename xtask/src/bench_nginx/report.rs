@@ -3,17 +3,27 @@
 
 use std::fmt::Write;
 
-use super::Comparison;
 use super::measure::Run;
+use super::{Comparison, Plan};
 
 /// The markdown of every comparison.
-pub fn markdown(comparisons: &[Comparison], pairs: u32, seconds: u32, system: &str) -> String {
+pub fn markdown(comparisons: &[Comparison], plan: Plan, system: &str) -> String {
+    let Plan {
+        pairs,
+        seconds,
+        together,
+    } = plan;
+    let pairing = if together {
+        "the contender's run and the reference's side by side (both at once, each with its own \
+         wrk, the servers sharing core 0)"
+    } else {
+        "each contender's run right after a run of the reference"
+    };
     let mut out = format!(
         "`cargo xtask bench-nginx` ({system}): persistent servers pinned to core 0, warmed; \
-         `wrk -t1 -c50 -d{seconds}s` pinned to core 1; {pairs} pairs per row, each contender's \
-         run right after a run of the reference; CPU per request is the server's user + system \
-         time (every process and thread) over wrk's request count. Ratios are contender / \
-         reference, the median of the per-pair ratios.\n"
+         `wrk -t1 -c50 -d{seconds}s` pinned to core 1; {pairs} pairs per row, {pairing}; CPU \
+         per request is the server's user + system time (every process and thread) over wrk's \
+         request count. Ratios are contender / reference, the median of the per-pair ratios.\n"
     );
     for comparison in comparisons {
         section(&mut out, comparison);
@@ -121,7 +131,7 @@ pub fn median(mut values: Vec<f64>) -> f64 {
 mod tests {
     use super::{markdown, median};
     use crate::bench_nginx::measure::Run;
-    use crate::bench_nginx::{Comparison, Row};
+    use crate::bench_nginx::{Comparison, Plan, Row};
 
     fn run(cpu: f64, rps: f64) -> Run {
         Run {
@@ -160,7 +170,13 @@ mod tests {
                 ],
             }],
         };
-        let text = markdown(&[comparison], 3, 5, "nginx/1.22.1");
+        let plan = Plan {
+            pairs: 3,
+            seconds: 5,
+            together: true,
+        };
+        let text = markdown(&[comparison], plan, "nginx/1.22.1");
+        assert!(text.contains("side by side"), "{text}");
         for pair in [
             "10.0 → 5.0 (0.50x)",
             "10.0 → 20.0 (2.00x)",
