@@ -54,11 +54,20 @@ enum Loop {
 /// What answers the requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Handler {
-    /// `ServeCatalog` of the catalogs, as a user's crate serves them.
+    /// `ServeCatalog` of the catalogs, as a user's crate serves them: each under its prefix
+    /// with axum's `nest_service`.
     ServeCatalog,
+    /// `ServeCatalog` under its prefix by its own `mounted_at`, the router's fallback (the
+    /// 17 MiB file's catalog by a wildcard route): no `nest_service`, whose URI rebuild and
+    /// boxed clone cost every request.
+    ServeCatalogMounted,
     /// An axum route per file that returns its bytes with a media type: no validators, no
     /// ranges, no negotiation.
     BareAxum,
+    /// The same routes answering with the head `ServeCatalog` sends for the file (its ETag,
+    /// `Cache-Control`, `Accept-Ranges`, `nosniff`), as constants: what the bytes of that head
+    /// cost, without any decision.
+    BareAxumSameHead,
     /// hyper's HTTP/1 connection with a `service_fn` that matches the path: no axum, no
     /// protocol detection.
     BareHyper,
@@ -88,8 +97,25 @@ fn main() -> anyhow::Result<()> {
             Handler::ServeCatalog => axum::Router::new()
                 .nest_service("/web", ServeCatalog::new(&bindery_benches::WEB_STATIC))
                 .nest_service("/large", ServeCatalog::new(&bindery_benches::LARGE_STATIC)),
+            Handler::ServeCatalogMounted => {
+                let mounted = |catalog, prefix| {
+                    ServeCatalog::builder(catalog)
+                        .mounted_at(prefix)
+                        .build()
+                        .expect("a catalog without fallbacks builds")
+                };
+                axum::Router::new()
+                    .route_service(
+                        "/large/{*path}",
+                        mounted(&bindery_benches::LARGE_STATIC, "/large"),
+                    )
+                    .fallback_service(mounted(&bindery_benches::WEB_STATIC, "/web"))
+            }
             Handler::BareAxum => FILES.iter().fold(axum::Router::new(), |app, file| {
                 app.route(file.path, bare_route(file.content_type, (file.bytes)()))
+            }),
+            Handler::BareAxumSameHead => FILES.iter().fold(axum::Router::new(), |app, file| {
+                app.route(file.path, same_head_route(file))
             }),
             Handler::BareHyper => return bare_hyper(listener, &args).await,
         };
@@ -116,6 +142,27 @@ struct File {
     path: &'static str,
     content_type: &'static str,
     bytes: fn() -> &'static [u8],
+    /// Its ETag, as the catalog has it.
+    etag: fn() -> &'static str,
+}
+
+/// `file`'s bytes with the head `ServeCatalog` sends for it (ETag, `Cache-Control: no-cache`,
+/// `Accept-Ranges`, `X-Content-Type-Options`), every value a constant.
+fn same_head_route(file: &File) -> axum::routing::MethodRouter {
+    use http::HeaderValue;
+    use http::header::{ACCEPT_RANGES, CACHE_CONTROL, CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
+    let bytes = (file.bytes)();
+    let head = [
+        (ETAG, HeaderValue::from_static((file.etag)())),
+        (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        (CONTENT_TYPE, HeaderValue::from_static(file.content_type)),
+        (ACCEPT_RANGES, HeaderValue::from_static("bytes")),
+        (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+    ];
+    axum::routing::get(move || {
+        let head = head.clone();
+        async move { (head, bytes::Bytes::from_static(bytes)) }
+    })
 }
 
 const FILES: [File; 3] = [
@@ -123,18 +170,26 @@ const FILES: [File; 3] = [
         path: "/web/small.txt",
         content_type: "text/plain; charset=utf-8",
         bytes: || embedded(&bindery_benches::WEB_STATIC, "small.txt"),
+        etag: || etag(&bindery_benches::WEB_STATIC, "small.txt"),
     },
     File {
         path: "/web/vue.min.js",
         content_type: "text/javascript; charset=utf-8",
         bytes: || embedded(&bindery_benches::WEB_STATIC, "vue.min.js"),
+        etag: || etag(&bindery_benches::WEB_STATIC, "vue.min.js"),
     },
     File {
         path: "/large/noise.bin",
         content_type: "application/octet-stream",
         bytes: || embedded(&bindery_benches::LARGE_STATIC, "noise.bin"),
+        etag: || etag(&bindery_benches::LARGE_STATIC, "noise.bin"),
     },
 ];
+
+/// The ETag of `name` in `catalog`, empty if it has none.
+fn etag(catalog: &'static bindery::Catalog, name: &str) -> &'static str {
+    catalog.file(name).map_or("", bindery::EmbeddedFile::etag)
+}
 
 /// hyper alone: one HTTP/1 connection task per accepted stream (`TCP_NODELAY`, zero-copy if
 /// asked), a `service_fn` that finds the file by path.

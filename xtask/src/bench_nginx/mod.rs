@@ -93,7 +93,7 @@ const FILES: [File; 3] = [
 
 /// What a user's crate runs, the variants tried against it, and the floors under it: the same
 /// stack without `ServeCatalog`, and hyper without axum (what no handler on them can undercut).
-const CONTENDERS: [Contender; 10] = [
+const CONTENDERS: [Contender; 12] = [
     Contender {
         name: "user crate, `axum::serve`, `#[tokio::main]` (plain path)",
         binary: PLAIN,
@@ -125,6 +125,12 @@ const CONTENDERS: [Contender; 10] = [
         from_linker: true,
     },
     Contender {
+        name: "user crate, `ZeroCopyListener`, `ServeCatalog` by `mounted_at`, no `nest_service`",
+        binary: PLAIN,
+        args: &["--zero-copy", "--handler", "serve-catalog-mounted"],
+        from_linker: false,
+    },
+    Contender {
         name: "user crate, `ZeroCopyListener`, current-thread runtime",
         binary: PLAIN,
         args: &["--zero-copy", "--runtime", "current-thread"],
@@ -146,6 +152,12 @@ const CONTENDERS: [Contender; 10] = [
         name: "floor: a bare axum handler instead of `ServeCatalog`, `ZeroCopyListener`",
         binary: PLAIN,
         args: &["--zero-copy", "--handler", "bare-axum"],
+        from_linker: false,
+    },
+    Contender {
+        name: "floor: the same, with `ServeCatalog`'s head as constants, `ZeroCopyListener`",
+        binary: PLAIN,
+        args: &["--zero-copy", "--handler", "bare-axum-same-head"],
         from_linker: false,
     },
     Contender {
