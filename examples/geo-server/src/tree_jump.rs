@@ -1,7 +1,8 @@
 //! A jump table into the database's search tree: for every value of an address's first 16
 //! bits, the node the walk reaches after them, made once per load. A lookup then starts 16
 //! levels down, with one read of a 256 KiB table instead of 16 dependent reads of tree nodes
-//! (under a server's load most of those miss the CPU's caches: BENCHMARKS.md, "/geo lookups").
+//! (under a server's load most of those miss the CPU's caches: BENCHMARKS.md, "`/geo` against a
+//! bare handler").
 //!
 //! The walk is the MaxMind DB format's (one node of two records of 24, 28 or 32 bits; a record
 //! below the node count is a node, equal to it is "no data", above it points into the data
