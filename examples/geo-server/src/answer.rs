@@ -7,9 +7,8 @@ use maxminddb::{MaxMindDbError, Reader};
 use serde::{Deserialize, Serialize};
 
 use crate::answer_cache::{AnswerCache, Key};
-use crate::db::Tree;
 use crate::language::Language;
-use crate::tree_jump::Found;
+use crate::tree_jump::{Found, Tree};
 
 /// The part of an answer that comes from the database record, the same for every address of the
 /// record: the JSON after `"ip"` and `"network"`.

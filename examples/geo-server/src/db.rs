@@ -15,7 +15,7 @@ use crate::answer::{self, Tails};
 use crate::answer_cache::{self, AnswerCache, AnswerCacheStats};
 use crate::language::Language;
 use crate::private_copy::{self, CopyError, FileIdentity, PrivateCopy};
-use crate::tree_jump::TreeJump;
+use crate::tree_jump::Tree;
 
 /// Where the reader's bytes live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -151,22 +151,6 @@ impl<T> Clone for Shared<T> {
 impl<T: AsRef<[u8]>> AsRef<[u8]> for Shared<T> {
     fn as_ref(&self) -> &[u8] {
         (*self.0).as_ref()
-    }
-}
-
-/// A reader, and the jump table into its tree that lookups start from when it has one.
-pub(crate) struct Tree<S: AsRef<[u8]>> {
-    pub(crate) reader: Reader<S>,
-    pub(crate) jump: Option<TreeJump<S>>,
-}
-
-impl<S: AsRef<[u8]>> Tree<S> {
-    /// `reader` of `bytes`, with the jump table into its tree made now; its size is told in
-    /// `info`.
-    fn new(reader: Reader<S>, bytes: S, info: &mut DbInfo) -> Self {
-        let jump = TreeJump::new(bytes, reader.metadata());
-        info.jump_table_bytes = jump.as_ref().map_or(0, TreeJump::heap_bytes);
-        Tree { reader, jump }
     }
 }
 
@@ -606,6 +590,7 @@ fn measure<S: AsRef<[u8]> + Clone>(
         private_copy: None,
         file: None,
     };
-    let tree = Tree::new(reader, bytes, &mut info);
+    let tree = Tree::new(reader, bytes);
+    info.jump_table_bytes = tree.jump_table_bytes();
     Ok((tree, info))
 }

@@ -14,6 +14,8 @@
 
 use std::net::IpAddr;
 
+use maxminddb::Reader;
+
 /// How many leading bits of an address the table resolves.
 const JUMP_BITS: u32 = 16;
 
@@ -33,6 +35,25 @@ pub enum Found {
     },
     /// The database has no data for the address.
     Nothing,
+}
+
+/// A reader, and the jump table into its tree that lookups start from when it has one.
+pub(crate) struct Tree<S: AsRef<[u8]>> {
+    pub(crate) reader: Reader<S>,
+    pub(crate) jump: Option<TreeJump<S>>,
+}
+
+impl<S: AsRef<[u8]>> Tree<S> {
+    /// `reader` of `bytes`, with the jump table into its tree made now.
+    pub(crate) fn new(reader: Reader<S>, bytes: S) -> Self {
+        let jump = TreeJump::new(bytes, reader.metadata());
+        Tree { reader, jump }
+    }
+
+    /// Heap bytes of the jump table, 0 without one.
+    pub(crate) fn jump_table_bytes(&self) -> usize {
+        self.jump.as_ref().map_or(0, TreeJump::heap_bytes)
+    }
 }
 
 /// The nodes at depth 16 under one start node, for one address family.
