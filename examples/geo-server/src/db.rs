@@ -58,8 +58,9 @@ pub struct DbInfo {
     pub load_time: Duration,
     /// Heap bytes the reader retains (the whole database in `copy` mode; a few hundred otherwise).
     pub reader_heap_bytes: usize,
-    /// Heap bytes of the search tree's jump tables ([`TreeJump`]), made at load beside the
-    /// reader; 0 when the tree is of a shape they do not cover.
+    /// Heap bytes of the search tree's jump tables
+    /// ([`TreeJump`](crate::tree_jump::TreeJump)), made at load beside the reader; 0 when the
+    /// tree is of a shape they do not cover.
     pub jump_table_bytes: usize,
     /// The database's identity for HTTP validators: its build epoch and the first 64 bits of
     /// the BLAKE3 hash of its bytes, e.g. `5b3b2c20-9f86d081884c7d65`. Any change of the
