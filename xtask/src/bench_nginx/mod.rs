@@ -7,8 +7,9 @@
 //! each bindery configuration runs side by side with that reference, pair after pair: both at
 //! once, each with its own wrk, sharing core 0 and core 1, so that they see the same machine.
 //! The figure is the median of the per-pair ratios. This machine's speed drifts by 10-20% over
-//! minutes; runs one after the other (`--sequential`, the first method) still differed by
-//! ±15% from pair to pair, where runs side by side differ by about 1%. Every pair is reported.
+//! minutes; runs one after the other (`--sequential`, the first method) differ far more from
+//! pair to pair than runs side by side (BENCHMARKS.md, "What `bindery::serve::Server` costs per
+//! request over `axum::serve`"). Every pair is reported.
 //! `bench-http` keeps the tables that compare bindery with itself.
 
 mod measure;
