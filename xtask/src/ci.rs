@@ -259,7 +259,7 @@ fn forget_stale_extractions() -> anyhow::Result<()> {
 /// deltas independently of the encoders that made them), nginx (a rolling deploy behind a
 /// caching proxy), and MaxMind's C reader through its Python binding (geo-server's answers
 /// against libmaxminddb's).
-const SYSTEM_PACKAGES: [(&str, &str); 6] = [
+const SYSTEM_PACKAGES: [(&str, &str); 8] = [
     ("chromium", CHROMIUM),
     (
         "fonts-noto-color-emoji",
@@ -268,6 +268,9 @@ const SYSTEM_PACKAGES: [(&str, &str); 6] = [
     ("brotli", "/usr/bin/brotli"),
     ("zstd", "/usr/bin/zstd"),
     ("nginx", "/usr/sbin/nginx"),
+    // bench-nginx's peers: their configurations are tested.
+    ("h2o", "/usr/bin/h2o"),
+    ("caddy", "/usr/bin/caddy"),
     (
         "python3-maxminddb",
         "/usr/lib/python3/dist-packages/maxminddb/__init__.py",

@@ -14,6 +14,7 @@
 
 mod measure;
 mod nginx;
+mod peers;
 mod report;
 mod server;
 
@@ -24,6 +25,7 @@ use anyhow::Context;
 
 use crate::process::{build_release_binary, ensure_wrk, geolite2};
 use measure::{Load, Run};
+use peers::Peer;
 use server::Server;
 
 /// Flags of `cargo xtask bench-nginx`.
@@ -51,20 +53,62 @@ pub struct Args {
     /// Run each pair's contender right after its reference instead of side by side.
     #[arg(long)]
     pub sequential: bool,
+    /// The peer table: bindery's `mounted_at` rows beside rust-embed + axum-embed, `ServeDir`,
+    /// memory-serve, static-web-server, h2o and Caddy (built or installed first).
+    #[arg(long)]
+    pub peers: bool,
 }
 
-/// A bindery server compared with the reference.
+/// A server compared with the reference: one of bindery's bench binaries, or a peer.
 struct Contender {
+    name: &'static str,
+    launch: Launch,
+}
+
+/// How a contender is started.
+#[derive(Clone, Copy)]
+enum Launch {
+    /// A bench binary with its flags: its installed copy, or, `from_linker`, the file in
+    /// `target/release` as the linker left it.
+    Bench {
+        binary: &'static str,
+        args: &'static [&'static str],
+        from_linker: bool,
+    },
+    /// One of the other ways users serve files ([`peers`]).
+    Peer(Peer),
+}
+
+/// A bench binary's installed copy with `args`.
+const fn bench(
     name: &'static str,
     binary: &'static str,
     args: &'static [&'static str],
-    /// Run from `target/release` as the linker left it, instead of an installed copy.
-    from_linker: bool,
+) -> Contender {
+    Contender {
+        name,
+        launch: Launch::Bench {
+            binary,
+            args,
+            from_linker: false,
+        },
+    }
+}
+
+impl Contender {
+    /// The path this contender serves `file` at.
+    fn path(&self, file: &File) -> &'static str {
+        match self.launch {
+            Launch::Bench { binary, .. } => file.paths[usize::from(binary == SERVER)],
+            Launch::Peer(_) => file.nginx_path,
+        }
+    }
 }
 
 /// A file served by nginx and by every contender, with the path each serves it at.
 struct File {
     name: &'static str,
+    /// nginx's path, which the peers serve it at too.
     nginx_path: &'static str,
     /// `bench-plain`'s path, then `bench-server`'s.
     paths: [&'static str; 2],
@@ -94,80 +138,126 @@ const FILES: [File; 3] = [
 
 /// What a user's crate runs, the variants tried against it, and the floors under it: the same
 /// stack without `ServeCatalog`, and hyper without axum (what no handler on them can undercut).
-const CONTENDERS: [Contender; 12] = [
-    Contender {
-        name: "user crate, `axum::serve`, `#[tokio::main]` (plain path)",
-        binary: PLAIN,
-        args: &[],
-        from_linker: false,
-    },
-    Contender {
-        name: "user crate, `bindery::serve::Server`, `#[tokio::main]` (plain path)",
-        binary: PLAIN,
-        args: &["--server", "bindery"],
-        from_linker: false,
-    },
-    Contender {
-        name: "user crate, `ZeroCopyListener`, `#[tokio::main]`",
-        binary: PLAIN,
-        args: &["--zero-copy"],
-        from_linker: false,
-    },
-    Contender {
-        name: "user crate, `bindery::serve::Server` with `.zero_copy(true)`, `#[tokio::main]`",
-        binary: PLAIN,
-        args: &["--zero-copy", "--server", "bindery"],
-        from_linker: false,
-    },
+const CONTENDERS: [Contender; 13] = [
+    bench(
+        "user crate, `axum::serve`, `#[tokio::main]` (plain path)",
+        PLAIN,
+        &[],
+    ),
+    bench(
+        "user crate, `bindery::serve::Server`, `#[tokio::main]` (plain path)",
+        PLAIN,
+        &["--server", "bindery"],
+    ),
+    bench(
+        "user crate, `ZeroCopyListener`, `#[tokio::main]`",
+        PLAIN,
+        &["--zero-copy"],
+    ),
+    bench(
+        "user crate, `bindery::serve::Server` with `.zero_copy(true)`, `#[tokio::main]`",
+        PLAIN,
+        &["--zero-copy", "--server", "bindery"],
+    ),
     Contender {
         name: "the same, run from `target/release` (page cache as the linker wrote it)",
-        binary: PLAIN,
-        args: &["--zero-copy"],
-        from_linker: true,
+        launch: Launch::Bench {
+            binary: PLAIN,
+            args: &["--zero-copy"],
+            from_linker: true,
+        },
+    },
+    bench(
+        BINDERY_MOUNTED_PLAIN,
+        PLAIN,
+        &["--handler", "serve-catalog-mounted"],
+    ),
+    bench(
+        BINDERY_MOUNTED_ZERO_COPY,
+        PLAIN,
+        &["--zero-copy", "--handler", "serve-catalog-mounted"],
+    ),
+    bench(
+        "user crate, `ZeroCopyListener`, current-thread runtime",
+        PLAIN,
+        &["--zero-copy", "--runtime", "current-thread"],
+    ),
+    bench(
+        "user crate, plain path, current-thread runtime",
+        PLAIN,
+        &["--runtime", "current-thread"],
+    ),
+    bench(
+        "geo-server's stack (`bench-server --zero-copy`)",
+        SERVER,
+        &["--zero-copy"],
+    ),
+    bench(
+        "floor: a bare axum handler instead of `ServeCatalog`, `ZeroCopyListener`",
+        PLAIN,
+        &["--zero-copy", "--handler", "bare-axum"],
+    ),
+    bench(
+        "floor: the same, with `ServeCatalog`'s head as constants, `ZeroCopyListener`",
+        PLAIN,
+        &["--zero-copy", "--handler", "bare-axum-same-head"],
+    ),
+    bench(
+        "floor: hyper's HTTP/1 alone, no axum, `ZeroCopyStream`",
+        PLAIN,
+        &["--zero-copy", "--handler", "bare-hyper"],
+    ),
+];
+
+/// bindery as the axum peers run: `ServeCatalog` the router's fallback, `axum::serve`.
+const BINDERY_MOUNTED_PLAIN: &str =
+    "bindery: user crate, `axum::serve`, `ServeCatalog` by `mounted_at` (plain path)";
+/// bindery at its cheapest: the same with `ZeroCopyListener`.
+const BINDERY_MOUNTED_ZERO_COPY: &str =
+    "bindery: user crate, `ZeroCopyListener`, `ServeCatalog` by `mounted_at`, no `nest_service`";
+
+/// The peer table's other rows (`--peers`): how users serve the same files without bindery.
+const PEERS: [Contender; 6] = [
+    Contender {
+        name: "rust-embed 8.13 + axum-embed 0.1, `axum::serve` (axum 0.7)",
+        launch: Launch::Peer(Peer::Crate("rust-embed")),
     },
     Contender {
-        name: "user crate, `ZeroCopyListener`, `ServeCatalog` by `mounted_at`, no `nest_service`",
-        binary: PLAIN,
-        args: &["--zero-copy", "--handler", "serve-catalog-mounted"],
-        from_linker: false,
+        name: "tower-http 0.7 `ServeDir` from disk, `axum::serve` (axum 0.8)",
+        launch: Launch::Peer(Peer::Crate("serve-dir")),
     },
     Contender {
-        name: "user crate, `ZeroCopyListener`, current-thread runtime",
-        binary: PLAIN,
-        args: &["--zero-copy", "--runtime", "current-thread"],
-        from_linker: false,
+        name: "memory-serve 2, `axum::serve` (axum 0.8)",
+        launch: Launch::Peer(Peer::Crate("memory-serve")),
     },
     Contender {
-        name: "user crate, plain path, current-thread runtime",
-        binary: PLAIN,
-        args: &["--runtime", "current-thread"],
-        from_linker: false,
+        name: "static-web-server 2.44.1 (crates.io), defaults",
+        launch: Launch::Peer(Peer::StaticWebServer),
     },
     Contender {
-        name: "geo-server's stack (`bench-server --zero-copy`)",
-        binary: SERVER,
-        args: &["--zero-copy"],
-        from_linker: false,
+        name: "h2o (Debian), `file.dir`, one thread",
+        launch: Launch::Peer(Peer::H2o),
     },
     Contender {
-        name: "floor: a bare axum handler instead of `ServeCatalog`, `ZeroCopyListener`",
-        binary: PLAIN,
-        args: &["--zero-copy", "--handler", "bare-axum"],
-        from_linker: false,
-    },
-    Contender {
-        name: "floor: the same, with `ServeCatalog`'s head as constants, `ZeroCopyListener`",
-        binary: PLAIN,
-        args: &["--zero-copy", "--handler", "bare-axum-same-head"],
-        from_linker: false,
-    },
-    Contender {
-        name: "floor: hyper's HTTP/1 alone, no axum, `ZeroCopyStream`",
-        binary: PLAIN,
-        args: &["--zero-copy", "--handler", "bare-hyper"],
-        from_linker: false,
+        name: "Caddy (Debian), `file_server`",
+        launch: Launch::Peer(Peer::Caddy),
     },
 ];
+
+/// The contenders a run chooses from: bindery's configurations, or with `--peers` the peer
+/// table (bindery's two `mounted_at` rows, then [`PEERS`]).
+fn pool(peers: bool) -> Vec<&'static Contender> {
+    if !peers {
+        return CONTENDERS.iter().collect();
+    }
+    CONTENDERS
+        .iter()
+        .filter(|contender| {
+            [BINDERY_MOUNTED_PLAIN, BINDERY_MOUNTED_ZERO_COPY].contains(&contender.name)
+        })
+        .chain(&PEERS)
+        .collect()
+}
 
 const GEO: &str = "/geo/<random ip>";
 
@@ -182,6 +272,8 @@ pub struct Comparison {
     pub tunings: Vec<(String, Vec<Run>)>,
     pub reference: String,
     pub rows: Vec<Row>,
+    /// Contenders that could not run here, with why (h2o and Caddy without root).
+    pub left_out: Vec<LeftOut>,
 }
 
 /// One contender's pairs: (reference run, contender run).
@@ -218,18 +310,28 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         seconds,
         together: !args.sequential,
     };
+    let pool = pool(args.peers);
+    let built = if args.peers {
+        Some(peers::build(&nginx::document_root()?)?)
+    } else {
+        None
+    };
+    let servers = Servers {
+        pool: &pool,
+        peers: built.as_ref(),
+    };
     let mut comparisons = Vec::new();
     for file in FILES.iter().filter(|file| wanted(file.name)) {
         let only = args.contenders.as_deref();
         comparisons.push(match &args.reference {
-            None => versus_nginx(file, only, plan, tuning_runs)?,
-            Some(reference) => versus_contender(file, reference, only, plan)?,
+            None => versus_nginx(file, &servers, only, plan, tuning_runs)?,
+            Some(reference) => versus_contender(file, &servers, reference, only, plan)?,
         });
     }
-    if wanted(GEO) {
+    if wanted(GEO) && !args.peers {
         comparisons.push(geo_versus_bare(plan)?);
     }
-    let text = report::markdown(&comparisons, plan, &system());
+    let text = report::markdown(&comparisons, plan, &system(built.is_some()));
     let out = Path::new("target/bench");
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("nginx.md"), &text)?;
@@ -244,8 +346,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
 /// What the figures depend on beyond the code: nginx's version, the kernel, the file system
 /// the executables and nginx's files are on (how the page cache holds them), and the TCP
-/// congestion control (BBR without the `fq` qdisc paces segments with timers of its own).
-fn system() -> String {
+/// congestion control (BBR without the `fq` qdisc paces segments with timers of its own);
+/// with `peers`, h2o's and Caddy's versions.
+fn system(peers: bool) -> String {
     let output = |program: &str, args: &[&str]| {
         Command::new(program)
             .args(args)
@@ -262,14 +365,21 @@ fn system() -> String {
             .map(|value| value.trim().to_owned())
             .unwrap_or_else(|_| "unknown".to_owned())
     };
-    format!(
+    let mut system = format!(
         "{}, Linux {}, target/ on {}, TCP congestion control {} (qdisc {})",
         nginx.strip_prefix("nginx version: ").unwrap_or(&nginx),
         output("uname", &["-r"]),
         output("stat", &["-f", "-c", "%T", "target"]),
         sysctl("ipv4/tcp_congestion_control"),
         sysctl("core/default_qdisc"),
-    )
+    );
+    if peers {
+        let h2o = output("/usr/bin/h2o", &["--version"]);
+        let caddy = output("/usr/bin/caddy", &["version"]);
+        let first = |text: &str| text.lines().next().unwrap_or("not installed").to_owned();
+        system.push_str(&format!(", {}, Caddy {}", first(&h2o), first(&caddy)));
+    }
+    system
 }
 
 /// Copies a built bench binary to `target/bench/bin/`, as `cargo install`, a package or a
@@ -353,6 +463,7 @@ pub struct Plan {
 /// paired with it.
 fn versus_nginx(
     file: &File,
+    servers: &Servers<'_>,
     only: Option<&str>,
     plan: Plan,
     runs: u32,
@@ -366,30 +477,36 @@ fn versus_nginx(
     ranked.truncate(1);
     let (reference, _) = ranked.pop().context("no nginx tuning")?;
     let reference_load = Load::path(file.nginx_path);
-    let chosen: Vec<&Contender> = CONTENDERS
+    let chosen: Vec<&Contender> = servers
+        .pool
         .iter()
+        .copied()
         .filter(|contender| only.is_none_or(|only| contender.name.contains(only)))
         .collect();
-    let contenders = start_contenders(file, &chosen)?;
+    let (contenders, left_out) = servers.start(file, &chosen)?;
     let rows = paired(&reference, reference_load, &contenders, plan)?;
     Ok(Comparison {
         title: format!("{}, {CONNECTIONS} connections", file.name),
         tunings,
         reference: reference.label.clone(),
         rows,
+        left_out,
     })
 }
 
 /// The contender whose name contains `reference` in nginx's place: every other contender
 /// (whose name contains `only`, if given) paired with it, as a direct comparison of two ways of
-/// serving `file` (`Server` against `axum::serve`, `ServeCatalog` against a bare handler).
+/// serving `file` (`Server` against `axum::serve`, `ServeCatalog` against a bare handler, a
+/// peer against bindery).
 fn versus_contender(
     file: &File,
+    servers: &Servers<'_>,
     reference: &str,
     only: Option<&str>,
     plan: Plan,
 ) -> anyhow::Result<Comparison> {
-    let (references, others): (Vec<&Contender>, Vec<&Contender>) = CONTENDERS
+    let (references, others): (Vec<&Contender>, Vec<&Contender>) = servers
+        .pool
         .iter()
         .partition(|contender| contender.name.contains(reference));
     let [reference] = references[..] else {
@@ -402,33 +519,66 @@ fn versus_contender(
         .into_iter()
         .filter(|contender| only.is_none_or(|only| contender.name.contains(only)))
         .collect();
-    let mut started = start_contenders(file, &[reference])?;
+    let (mut started, _) = servers.start(file, &[reference])?;
+    if started.is_empty() {
+        anyhow::bail!("the reference {:?} is not installed here", reference.name);
+    }
     let (reference_server, reference_load) = started.remove(0);
-    let contenders = start_contenders(file, &others)?;
+    let (contenders, left_out) = servers.start(file, &others)?;
     let rows = paired(&reference_server, reference_load, &contenders, plan)?;
     Ok(Comparison {
         title: format!("{}, {CONNECTIONS} connections", file.name),
         tunings: Vec::new(),
         reference: reference_server.label.clone(),
         rows,
+        left_out,
     })
 }
 
-/// Starts and warms each contender on `file`'s path for it.
-fn start_contenders(file: &File, chosen: &[&Contender]) -> anyhow::Result<Vec<(Server, Load)>> {
-    let mut contenders = Vec::new();
-    for contender in chosen {
-        let server = start_binary(
-            contender.name,
-            contender.binary,
-            contender.args,
-            contender.from_linker,
-        )?;
-        let load = Load::path(file.paths[usize::from(contender.binary == SERVER)]);
-        warm(&server, load)?;
-        contenders.push((server, load));
+/// A contender that could not run here, and why.
+type LeftOut = (String, String);
+
+/// The contenders running, each with the load for its path, and those left out.
+type Started = (Vec<(Server, Load)>, Vec<LeftOut>);
+
+/// The contenders a run chooses from, and the peers' build when the run has peers.
+struct Servers<'a> {
+    pool: &'a [&'static Contender],
+    peers: Option<&'a peers::Built>,
+}
+
+impl Servers<'_> {
+    /// Starts and warms each contender on `file`'s path for it; a peer that is not installed
+    /// here is left out, with why.
+    fn start(
+        &self,
+        file: &File,
+        chosen: &[&Contender],
+    ) -> anyhow::Result<Started> {
+        let mut contenders = Vec::new();
+        let mut left_out = Vec::new();
+        for contender in chosen {
+            let server = match contender.launch {
+                Launch::Bench {
+                    binary,
+                    args,
+                    from_linker,
+                } => start_binary(contender.name, binary, args, from_linker)?,
+                Launch::Peer(peer) => {
+                    let built = self.peers.context("peers were not built (--peers)")?;
+                    if let Some(why) = built.unavailable(peer) {
+                        left_out.push((contender.name.to_owned(), why.to_owned()));
+                        continue;
+                    }
+                    peers::start(peer, built, contender.name)?
+                }
+            };
+            let load = Load::path(contender.path(file));
+            warm(&server, load)?;
+            contenders.push((server, load));
+        }
+        Ok((contenders, left_out))
     }
-    Ok(contenders)
 }
 
 /// `plan.pairs` rounds: in each, for every contender, a run of the reference and one of the
@@ -510,5 +660,6 @@ fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
         tunings: Vec::new(),
         reference: reference_name.to_owned(),
         rows,
+        left_out: Vec::new(),
     })
 }

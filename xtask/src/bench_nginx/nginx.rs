@@ -109,11 +109,16 @@ pub fn config(tuning: &Tuning, dir: &Path, root: &Path, port: u16) -> String {
     )
 }
 
+/// The folder nginx serves (written once), which the peers serve too.
+pub fn document_root() -> anyhow::Result<PathBuf> {
+    Ok(std::fs::canonicalize(root(&dir()?)?)?)
+}
+
 /// One nginx per tuning, pinned to core 0 (master and worker), each on its own port.
 pub fn start(tuning: &'static Tuning) -> anyhow::Result<Server> {
     crate::process::apt_install(&[("nginx", "/usr/sbin/nginx")])?;
     let dir = dir()?;
-    let root = std::fs::canonicalize(root(&dir)?)?;
+    let root = document_root()?;
     let port = bindery_test_support::free_port();
     let conf = dir.join(format!("nginx-{port}.conf"));
     std::fs::write(&conf, config(tuning, &dir, &root, port))?;

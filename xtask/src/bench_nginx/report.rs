@@ -66,6 +66,9 @@ fn section(out: &mut String, comparison: &Comparison) {
         let _ = writeln!(out, "Reference: {}.", comparison.reference);
     }
     pairs_table(out, comparison);
+    for (name, why) in &comparison.left_out {
+        let _ = writeln!(out, "\nLeft out: {name}: {why}.");
+    }
 }
 
 fn pairs_table(out: &mut String, comparison: &Comparison) {
@@ -169,6 +172,7 @@ mod tests {
                     (run(20.0, 100.0), run(18.0, 100.0)),
                 ],
             }],
+            left_out: vec![("h2o".to_owned(), "not installed".to_owned())],
         };
         let plan = Plan {
             pairs: 3,
@@ -191,5 +195,6 @@ mod tests {
         );
         assert!(text.contains("-d5s"), "{text}");
         assert!(text.contains("nginx/1.22.1"), "{text}");
+        assert!(text.contains("Left out: h2o: not installed."), "{text}");
     }
 }
