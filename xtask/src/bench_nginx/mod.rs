@@ -112,6 +112,8 @@ struct File {
     nginx_path: &'static str,
     /// `bench-plain`'s path, then `bench-server`'s.
     paths: [&'static str; 2],
+    /// Why its pairs run one after the other even when the others' run side by side.
+    sequential_because: Option<&'static str>,
 }
 
 const PLAIN: &str = "bench-plain";
@@ -123,18 +125,28 @@ const FILES: [File; 3] = [
         name: "small.txt (1 KiB)",
         nginx_path: "/small.txt",
         paths: ["/web/small.txt", "/bench/static/web/small.txt"],
+        sequential_because: None,
     },
     File {
         name: "vue.min.js (105 KiB)",
         nginx_path: "/vue.min.js",
         paths: ["/web/vue.min.js", "/bench/static/web/vue.min.js"],
+        sequential_because: None,
     },
     File {
         name: "17 MiB",
         nginx_path: "/noise.bin",
         paths: ["/large/noise.bin", "/bench/static/large/noise.bin"],
+        sequential_because: Some(LARGE_SIDE_BY_SIDE),
     },
 ];
+
+/// Side by side, two 17 MiB transfers on one core wait on each other's socket space: wrk
+/// timed out requests, and hyper's own floor moved from 1.01x to 1.18x nginx. Run one at a
+/// time, each server has the machine to itself, as a large download has.
+const LARGE_SIDE_BY_SIDE: &str = "one after the other: side by side, two 17 MiB transfers \
+    sharing a core wait on each other's socket space (wrk timed out requests and hyper's own \
+    floor moved from 1.01x to 1.18x nginx), so each server has the machine to itself here";
 
 /// What a user's crate runs, the variants tried against it, and the floors under it: the same
 /// stack without `ServeCatalog`, and hyper without axum (what no handler on them can undercut).
@@ -274,6 +286,8 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Contenders that could not run here, with why (h2o and Caddy without root).
     pub left_out: Vec<LeftOut>,
+    /// How this comparison's pairs ran, when not as the run's plan says.
+    pub pairing: Option<&'static str>,
 }
 
 /// One contender's pairs: (reference run, contender run).
@@ -323,6 +337,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut comparisons = Vec::new();
     for file in FILES.iter().filter(|file| wanted(file.name)) {
         let only = args.contenders.as_deref();
+        let plan = Plan {
+            together: plan.together && file.sequential_because.is_none(),
+            ..plan
+        };
         comparisons.push(match &args.reference {
             None => versus_nginx(file, &servers, only, plan, tuning_runs)?,
             Some(reference) => versus_contender(file, &servers, reference, only, plan)?,
@@ -491,6 +509,7 @@ fn versus_nginx(
         reference: reference.label.clone(),
         rows,
         left_out,
+        pairing: pairing(file, plan),
     })
 }
 
@@ -532,6 +551,7 @@ fn versus_contender(
         reference: reference_server.label.clone(),
         rows,
         left_out,
+        pairing: pairing(file, plan),
     })
 }
 
@@ -550,11 +570,7 @@ struct Servers<'a> {
 impl Servers<'_> {
     /// Starts and warms each contender on `file`'s path for it; a peer that is not installed
     /// here is left out, with why.
-    fn start(
-        &self,
-        file: &File,
-        chosen: &[&Contender],
-    ) -> anyhow::Result<Started> {
+    fn start(&self, file: &File, chosen: &[&Contender]) -> anyhow::Result<Started> {
         let mut contenders = Vec::new();
         let mut left_out = Vec::new();
         for contender in chosen {
@@ -579,6 +595,11 @@ impl Servers<'_> {
         }
         Ok((contenders, left_out))
     }
+}
+
+/// Why `file`'s pairs ran one after the other when the plan was side by side.
+fn pairing(file: &File, plan: Plan) -> Option<&'static str> {
+    file.sequential_because.filter(|_| !plan.together)
 }
 
 /// `plan.pairs` rounds: in each, for every contender, a run of the reference and one of the
@@ -661,5 +682,6 @@ fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
         reference: reference_name.to_owned(),
         rows,
         left_out: Vec::new(),
+        pairing: None,
     })
 }

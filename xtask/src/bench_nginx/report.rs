@@ -65,6 +65,9 @@ fn section(out: &mut String, comparison: &Comparison) {
     } else {
         let _ = writeln!(out, "Reference: {}.", comparison.reference);
     }
+    if let Some(pairing) = comparison.pairing {
+        let _ = writeln!(out, "\nPairs here ran {pairing}.");
+    }
     pairs_table(out, comparison);
     for (name, why) in &comparison.left_out {
         let _ = writeln!(out, "\nLeft out: {name}: {why}.");
@@ -173,6 +176,7 @@ mod tests {
                 ],
             }],
             left_out: vec![("h2o".to_owned(), "not installed".to_owned())],
+            pairing: Some("one after the other"),
         };
         let plan = Plan {
             pairs: 3,
@@ -196,5 +200,9 @@ mod tests {
         assert!(text.contains("-d5s"), "{text}");
         assert!(text.contains("nginx/1.22.1"), "{text}");
         assert!(text.contains("Left out: h2o: not installed."), "{text}");
+        assert!(
+            text.contains("Pairs here ran one after the other."),
+            "{text}"
+        );
     }
 }
