@@ -14,6 +14,10 @@ pub struct Load {
     pub connections: u32,
     /// A wrk script that makes each request (`/geo/<random ip>`).
     pub script: Option<&'static str>,
+    /// Count responses by the bytes wrk read over this body length, not by the requests it
+    /// finished: a run of a 17 MiB file finishes a few hundred, and the CPU of the fifty still
+    /// in flight at the end would otherwise be spread over them.
+    pub body_len: Option<u64>,
 }
 
 impl Load {
@@ -23,7 +27,13 @@ impl Load {
             path,
             connections: super::CONNECTIONS,
             script: None,
+            body_len: None,
         }
+    }
+
+    /// This load with responses counted by bytes read ([`Load::body_len`]).
+    pub const fn by_bytes(self, body_len: Option<u64>) -> Load {
+        Load { body_len, ..self }
     }
 }
 
@@ -83,7 +93,11 @@ pub fn run(server: &Server, load: Load, seconds: u32) -> anyhow::Result<Run> {
         );
     }
     let sample = crate::bench_http::parse_wrk(&text)?;
-    let requests = sample.requests.max(1) as f64;
+    let responses = match load.body_len {
+        Some(len) => bytes_read(&text).context("wrk said no bytes read")? / len as f64,
+        None => sample.requests as f64,
+    };
+    let responses = responses.max(1.0);
     let non_2xx = text
         .lines()
         .find_map(|line| line.trim().strip_prefix("Non-2xx or 3xx responses:"))
@@ -92,11 +106,42 @@ pub fn run(server: &Server, load: Load, seconds: u32) -> anyhow::Result<Run> {
     Ok(Run {
         requests_per_second: sample.requests_per_second,
         // USER_HZ is 100 on Linux.
-        cpu_us_per_request: ticks as f64 * 10_000.0 / requests,
-        switches_per_request: switches as f64 / requests,
+        cpu_us_per_request: ticks as f64 * 10_000.0 / responses,
+        switches_per_request: switches as f64 / responses,
         p99_ms: sample.p99_ms,
         requests: sample.requests,
         errors: sample.errors,
         non_2xx,
     })
+}
+
+/// The bytes wrk read in all, partial responses included, from its line
+/// `440 requests in 5.01s, 7.30GB read` (binary units, as wrk prints them).
+fn bytes_read(text: &str) -> Option<f64> {
+    let line = text.lines().find(|line| line.contains(" requests in "))?;
+    let read = line.trim().rsplit_once(", ")?.1.strip_suffix(" read")?;
+    let split = read.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = read.split_at(split);
+    let power = ["B", "KB", "MB", "GB", "TB"]
+        .iter()
+        .position(|known| *known == unit)?;
+    Some(number.parse::<f64>().ok()? * 1024f64.powi(power as i32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes_read;
+
+    #[test]
+    fn the_bytes_read_are_taken_from_wrk_s_summary_in_binary_units() {
+        let text = "Running 5s test @ http://127.0.0.1:1/noise.bin\n  440 requests in 5.01s, 7.30GB read\n";
+        let bytes = bytes_read(text).expect("bytes");
+        assert!((bytes - 7.30 * 1024f64.powi(3)).abs() < 1.0, "{bytes}");
+        assert_eq!(
+            bytes_read("  9 requests in 1.00s, 512B read\n"),
+            Some(512.0)
+        );
+        assert_eq!(bytes_read("  9 requests in 1.00s, 3.1XB read\n"), None);
+        assert_eq!(bytes_read("no summary\n"), None);
+    }
 }

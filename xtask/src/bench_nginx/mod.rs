@@ -114,6 +114,8 @@ struct File {
     paths: [&'static str; 2],
     /// Why its pairs run one after the other even when the others' run side by side.
     sequential_because: Option<&'static str>,
+    /// Its length, when responses are counted by the bytes wrk read ([`Load::body_len`]).
+    count_by_bytes: Option<u64>,
 }
 
 const PLAIN: &str = "bench-plain";
@@ -126,18 +128,21 @@ const FILES: [File; 3] = [
         nginx_path: "/small.txt",
         paths: ["/web/small.txt", "/bench/static/web/small.txt"],
         sequential_because: None,
+        count_by_bytes: None,
     },
     File {
         name: "vue.min.js (105 KiB)",
         nginx_path: "/vue.min.js",
         paths: ["/web/vue.min.js", "/bench/static/web/vue.min.js"],
         sequential_because: None,
+        count_by_bytes: None,
     },
     File {
         name: "17 MiB",
         nginx_path: "/noise.bin",
         paths: ["/large/noise.bin", "/bench/static/large/noise.bin"],
         sequential_because: Some(LARGE_SIDE_BY_SIDE),
+        count_by_bytes: Some(nginx::LARGE_LEN as u64),
     },
 ];
 
@@ -447,7 +452,7 @@ fn warm(server: &Server, load: Load) -> anyhow::Result<()> {
 /// The runs of every nginx tuning on `file`, interleaved, cheapest (median CPU) first; the
 /// servers stay up, in the same order.
 fn rank_tunings(file: &File, runs: u32, seconds: u32) -> anyhow::Result<Vec<(Server, Vec<Run>)>> {
-    let load = Load::path(file.nginx_path);
+    let load = Load::path(file.nginx_path).by_bytes(file.count_by_bytes);
     let mut tried = Vec::new();
     for tuning in &nginx::TUNINGS {
         let server = nginx::start(tuning)?;
@@ -494,7 +499,7 @@ fn versus_nginx(
     // Only the cheapest stays up.
     ranked.truncate(1);
     let (reference, _) = ranked.pop().context("no nginx tuning")?;
-    let reference_load = Load::path(file.nginx_path);
+    let reference_load = Load::path(file.nginx_path).by_bytes(file.count_by_bytes);
     let chosen: Vec<&Contender> = servers
         .pool
         .iter()
@@ -589,7 +594,7 @@ impl Servers<'_> {
                     peers::start(peer, built, contender.name)?
                 }
             };
-            let load = Load::path(contender.path(file));
+            let load = Load::path(contender.path(file)).by_bytes(file.count_by_bytes);
             warm(&server, load)?;
             contenders.push((server, load));
         }
@@ -645,23 +650,35 @@ fn paired(
 }
 
 /// `/geo/<random ip>` on geo-server's stack against a bare axum route's static 1 KiB answer.
+/// Both clients run a Lua call per request that draws a random address (the reference's goes
+/// in a query its route ignores): a scripted wrk costs more per request than a plain one, and
+/// side by side the two clients share a core, so a plain reference client would take more of
+/// it. One row keeps the plain client, to show what that difference is.
 fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
-    let reference_name = "bare axum route, `Bytes::from_static` 1 KiB (`bench-bare`)";
+    let reference_name = "bare axum route, `Bytes::from_static` 1 KiB (`bench-bare`), \
+        `/small.txt?<random ip>` (`geo-reference.lua`)";
     let reference = start_binary(reference_name, BARE, &[], false)?;
-    let reference_load = Load::path("/small.txt");
+    let reference_load = Load {
+        path: "/",
+        connections: CONNECTIONS,
+        script: Some("benches/wrk/geo-reference.lua"),
+        body_len: None,
+    };
     warm(&reference, reference_load)?;
     let load = Load {
         path: "/",
         connections: CONNECTIONS,
         script: Some("benches/wrk/geo.lua"),
+        body_len: None,
     };
     let mut contenders = Vec::new();
-    for (name, binary, args) in [
-        ("geo-server's stack, DB embedded", SERVER, &[][..]),
+    for (name, binary, args, load) in [
+        ("geo-server's stack, DB embedded", SERVER, &[][..], load),
         (
             "geo-server's stack, DB embedded, no answer cache",
             SERVER,
             &["--answer-cache-mib", "0"][..],
+            load,
         ),
         // The answer alone on the reference's stack: what `/geo` costs before geo-server's
         // layers.
@@ -669,6 +686,13 @@ fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
             "floor: the same answer from a bare axum route (`bench-bare --geo`)",
             BARE,
             &["--geo"][..],
+            load,
+        ),
+        (
+            "the reference's route with a plain client (`/small.txt`, no script)",
+            BARE,
+            &[][..],
+            Load::path("/small.txt"),
         ),
     ] {
         let server = start_binary(name, binary, args, false)?;

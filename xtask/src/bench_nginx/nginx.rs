@@ -10,7 +10,7 @@ use anyhow::Context;
 use super::server::Server;
 
 /// The 17 MiB file as `benches/build.rs` writes it (same length and seed).
-const LARGE_LEN: usize = 17 * 1024 * 1024;
+pub const LARGE_LEN: usize = 17 * 1024 * 1024;
 const LARGE_SEED: u64 = 0x2545_F491_4F6C_DD1D;
 
 /// One configuration tried: its name in the tables and the directives it adds to `http {}`.
