@@ -1,7 +1,6 @@
--- wrk script: the reference for geo.lua, made the same way: a Lua call per request that draws
--- the same pseudo-random address, sent as a query the static route ignores
--- (GET /small.txt?<random IPv4>). The two clients then cost the same per request, so that
--- the pair compares the servers, not a scripted client with a plain one.
+-- wrk script: geo.lua's client against a static route. A Lua call per request draws the same
+-- pseudo-random address and sends it as a query the route ignores (GET /small.txt?<address>),
+-- so that pairing it with a plain client shows what a scripted client does to a server.
 math.randomseed(20181129)
 
 request = function()
