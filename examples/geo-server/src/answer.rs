@@ -67,8 +67,8 @@ pub(crate) fn render<S: AsRef<[u8]>>(
                 language,
             };
             if let Some(tail) = tails.cache.get(&key) {
-                let mut json = head(ip, crate::address::mask(ip, prefix), prefix);
-                json.extend_from_slice(&tail);
+                let network = crate::address::mask(ip, prefix);
+                let json = crate::exact::joined(|out| write_head(out, ip, network, prefix), &tail);
                 return Ok(Some(json));
             }
             looked_up = true;
@@ -91,18 +91,24 @@ pub(crate) fn render<S: AsRef<[u8]>>(
 }
 
 /// The answer's first two fields, `{"ip":"…","network":"…"`, in a buffer with room for the
-/// rest. What serde_json would write: an address or a network in text is hex digits, dots,
-/// colons and a slash, nothing a JSON string escapes.
+/// rest.
 fn head(ip: IpAddr, network: IpAddr, prefix: u8) -> Vec<u8> {
     let mut json = Vec::with_capacity(ANSWER_CAPACITY);
-    json.extend_from_slice(b"{\"ip\":\"");
-    crate::address::write_ip(&mut json, ip);
-    json.extend_from_slice(b"\",\"network\":\"");
-    crate::address::write_ip(&mut json, network);
-    json.push(b'/');
-    crate::address::write_decimal(&mut json, prefix);
-    json.push(b'"');
+    write_head(&mut json, ip, network, prefix);
     json
+}
+
+/// Writes the answer's first two fields, `{"ip":"…","network":"…"`. What serde_json would
+/// write: an address or a network in text is hex digits, dots, colons and a slash, nothing a
+/// JSON string escapes.
+fn write_head(json: &mut Vec<u8>, ip: IpAddr, network: IpAddr, prefix: u8) {
+    json.extend_from_slice(b"{\"ip\":\"");
+    crate::address::write_ip(json, ip);
+    json.extend_from_slice(b"\",\"network\":\"");
+    crate::address::write_ip(json, network);
+    json.push(b'/');
+    crate::address::write_decimal(json, prefix);
+    json.push(b'"');
 }
 
 /// Where the record parts of answers are kept: the cache and the loaded database's generation.
@@ -126,7 +132,6 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         return Ok(None);
     }
     let network = result.network()?;
-    let mut json = head(ip, network.ip(), network.prefix());
     let key = result
         .offset()
         .filter(|_| tails.cache.is_on())
@@ -137,9 +142,11 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         });
     let kept = key.filter(|_| !tails.looked_up);
     if let Some(tail) = kept.and_then(|key| tails.cache.get(&key)) {
-        json.extend_from_slice(&tail);
+        let (address, prefix) = (network.ip(), network.prefix());
+        let json = crate::exact::joined(|out| write_head(out, ip, address, prefix), &tail);
         return Ok(Some(json));
     }
+    let mut json = head(ip, network.ip(), network.prefix());
     let Some(record) = result.decode::<Record<'_, L>>()? else {
         return Ok(None);
     };

@@ -101,16 +101,17 @@ impl GeoTag {
     /// assert_eq!(tag.last_modified(), "Tue, 03 Jul 2018 21:26:56 GMT");
     /// ```
     pub fn new(validators: &Validators, language: Language, ip: IpAddr) -> Self {
-        let mut text = Vec::with_capacity(64);
-        text.push(b'"');
-        text.extend_from_slice(validators.identity.as_bytes());
-        text.push(b'.');
-        text.extend_from_slice(language.code().as_bytes());
-        text.push(b'.');
-        crate::address::write_ip(&mut text, ip);
-        text.push(b'"');
+        let text = crate::exact::written(|text| {
+            text.push(b'"');
+            text.extend_from_slice(validators.identity.as_bytes());
+            text.push(b'.');
+            text.extend_from_slice(language.code().as_bytes());
+            text.push(b'.');
+            crate::address::write_ip(text, ip);
+            text.push(b'"');
+        });
         GeoTag {
-            // The buffer becomes the header value's: one allocation, no copy.
+            // The buffer, exactly the tag's length, becomes the header value's: one allocation.
             etag: HeaderValue::from_maybe_shared(bytes::Bytes::from(text))
                 .unwrap_or(HeaderValue::from_static("\"\"")),
             built: validators.built,

@@ -23,7 +23,7 @@ use axum::routing::MethodRouter;
 use axum::routing::future::RouteFuture;
 use bindery::serve::ServeCatalog;
 use http::header::CONTENT_LENGTH;
-use http::{HeaderValue, Method, Request, Response};
+use http::{Method, Request, Response};
 use tower_service::Service;
 
 use crate::address::AddressError;
@@ -215,7 +215,7 @@ fn set_content_length(response: &mut Response<AppBody>) {
     if let Some(length) = response.body().size_hint().exact() {
         response
             .headers_mut()
-            .insert(CONTENT_LENGTH, HeaderValue::from(length));
+            .insert(CONTENT_LENGTH, crate::exact::content_length_u64(length));
     }
 }
 

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod count;
 pub mod db;
 pub mod error;
+pub mod exact;
 pub mod front;
 pub mod language;
 pub mod metrics;

@@ -246,7 +246,7 @@ pub(crate) fn geo_ip_response(
         // changes only with the database.
         match lookup(&snapshot, ip, language) {
             Ok(json) => {
-                let length = HeaderValue::from(json.len());
+                let length = crate::exact::content_length(json.len());
                 let mut response =
                     http::Response::new(AppBody::Left(bindery::serve::Body::from(json)));
                 let headers = response.headers_mut();
