@@ -79,6 +79,14 @@ enum Launch {
     Peer(Peer),
 }
 
+/// A peer, by its name in the tables.
+const fn peer(name: &'static str, peer: Peer) -> Contender {
+    Contender {
+        name,
+        launch: Launch::Peer(peer),
+    }
+}
+
 /// A bench binary's installed copy with `args`.
 const fn bench(
     name: &'static str,
@@ -146,12 +154,12 @@ const FILES: [File; 3] = [
     },
 ];
 
-/// Side by side, two 17 MiB transfers on one core wait on each other's socket space: wrk
-/// timed out requests, and hyper's own floor moved from 1.01x to 1.18x nginx. Run one at a
-/// time, each server has the machine to itself, as a large download has.
+/// Side by side, two 17 MiB transfers on one core wait on each other's socket space, and even
+/// hyper's own floor moves (BENCHMARKS.md, "Zero-copy sending against nginx (`sendfile`)").
+/// Run one at a time, each server has the machine to itself, as a large download has.
 const LARGE_SIDE_BY_SIDE: &str = "one after the other: side by side, two 17 MiB transfers \
-    sharing a core wait on each other's socket space (wrk timed out requests and hyper's own \
-    floor moved from 1.01x to 1.18x nginx), so each server has the machine to itself here";
+    sharing a core wait on each other's socket space (wrk timed out requests, and even hyper's \
+    own floor moved), so each server has the machine to itself here";
 
 /// What a user's crate runs, the variants tried against it, and the floors under it: the same
 /// stack without `ServeCatalog`, and hyper without axum (what no handler on them can undercut).
@@ -235,30 +243,24 @@ const BINDERY_MOUNTED_ZERO_COPY: &str =
 
 /// The peer table's other rows (`--peers`): how users serve the same files without bindery.
 const PEERS: [Contender; 6] = [
-    Contender {
-        name: "rust-embed 8.13 + axum-embed 0.1, `axum::serve` (axum 0.7)",
-        launch: Launch::Peer(Peer::Crate("rust-embed")),
-    },
-    Contender {
-        name: "tower-http 0.7 `ServeDir` from disk, `axum::serve` (axum 0.8)",
-        launch: Launch::Peer(Peer::Crate("serve-dir")),
-    },
-    Contender {
-        name: "memory-serve 2, `axum::serve` (axum 0.8)",
-        launch: Launch::Peer(Peer::Crate("memory-serve")),
-    },
-    Contender {
-        name: "static-web-server 2.44.1 (crates.io), defaults",
-        launch: Launch::Peer(Peer::StaticWebServer),
-    },
-    Contender {
-        name: "h2o (Debian), `file.dir`, one thread",
-        launch: Launch::Peer(Peer::H2o),
-    },
-    Contender {
-        name: "Caddy (Debian), `file_server`",
-        launch: Launch::Peer(Peer::Caddy),
-    },
+    peer(
+        "rust-embed 8.13 + axum-embed 0.1, `axum::serve` (axum 0.7)",
+        Peer::Crate("rust-embed"),
+    ),
+    peer(
+        "tower-http 0.7 `ServeDir` from disk, `axum::serve` (axum 0.8)",
+        Peer::Crate("serve-dir"),
+    ),
+    peer(
+        "memory-serve 2, `axum::serve` (axum 0.8)",
+        Peer::Crate("memory-serve"),
+    ),
+    peer(
+        "static-web-server 2.44.1 (crates.io), defaults",
+        Peer::StaticWebServer,
+    ),
+    peer("h2o (Debian), `file.dir`, one thread", Peer::H2o),
+    peer("Caddy (Debian), `file_server`", Peer::Caddy),
 ];
 
 /// The contenders a run chooses from: bindery's configurations, or with `--peers` the peer

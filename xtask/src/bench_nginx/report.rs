@@ -23,7 +23,8 @@ pub fn markdown(comparisons: &[Comparison], plan: Plan, system: &str) -> String 
         "`cargo xtask bench-nginx` ({system}): persistent servers pinned to core 0, warmed; \
          `wrk -t1 -c50 -d{seconds}s` pinned to core 1; {pairs} pairs per row, {pairing}; CPU \
          per request is the server's user + system time (every process and thread) over wrk's \
-         request count (17 MiB: over the bytes wrk read, in files' worth, partial ones included). Ratios are contender / reference, the median of the per-pair ratios.\n"
+         request count (17 MiB: over the bytes wrk read, in files' worth, partial ones \
+         included). Ratios are contender / reference, the median of the per-pair ratios.\n"
     );
     for comparison in comparisons {
         section(&mut out, comparison);
