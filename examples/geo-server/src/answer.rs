@@ -68,8 +68,7 @@ pub(crate) fn render<S: AsRef<[u8]>>(
             };
             if let Some(tail) = tails.cache.get(&key) {
                 let network = crate::address::mask(ip, prefix);
-                let json = crate::exact::joined(|out| write_head(out, ip, network, prefix), &tail);
-                return Ok(Some(json));
+                return Ok(Some(kept_answer(ip, network, prefix, &tail)));
             }
             looked_up = true;
         }
@@ -96,6 +95,12 @@ fn head(ip: IpAddr, network: IpAddr, prefix: u8) -> Vec<u8> {
     let mut json = Vec::with_capacity(ANSWER_CAPACITY);
     write_head(&mut json, ip, network, prefix);
     json
+}
+
+/// A whole answer from its first two fields and a kept record's part, in an allocation of its
+/// exact size ([`crate::exact`]).
+fn kept_answer(ip: IpAddr, network: IpAddr, prefix: u8, tail: &[u8]) -> Vec<u8> {
+    crate::exact::joined(|out| write_head(out, ip, network, prefix), tail)
 }
 
 /// Writes the answer's first two fields, `{"ip":"…","network":"…"`. What serde_json would
@@ -142,9 +147,8 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         });
     let kept = key.filter(|_| !tails.looked_up);
     if let Some(tail) = kept.and_then(|key| tails.cache.get(&key)) {
-        let (address, prefix) = (network.ip(), network.prefix());
-        let json = crate::exact::joined(|out| write_head(out, ip, address, prefix), &tail);
-        return Ok(Some(json));
+        let answer = kept_answer(ip, network.ip(), network.prefix(), &tail);
+        return Ok(Some(answer));
     }
     let mut json = head(ip, network.ip(), network.prefix());
     let Some(record) = result.decode::<Record<'_, L>>()? else {
