@@ -76,23 +76,35 @@ pub fn measure(case: &Case, seconds: u32, db_file: &Path) -> anyhow::Result<Samp
     result
 }
 
-fn with_unit(value: &str) -> f64 {
-    let split = value
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(value.len());
-    let (number, unit) = value.split_at(split);
-    let number: f64 = number.parse().unwrap_or(f64::NAN);
-    number
-        * match unit {
-            "us" => 0.001,
-            "ms" => 1.0,
-            "s" => 1000.0,
-            "KB" => 1.0 / 1024.0,
-            "MB" => 1.0,
-            "GB" => 1024.0,
-            "B" => 1.0 / (1024.0 * 1024.0),
-            _ => 1.0,
-        }
+/// A size as wrk prints it (`512.00B`, `1.50KB`, `7.30GB`), in bytes: wrk's units are binary.
+/// `None` for anything else, an unknown unit included.
+pub fn wrk_bytes(value: &str) -> Option<f64> {
+    let (number, unit) = split_unit(value)?;
+    let power = ["B", "KB", "MB", "GB", "TB", "PB"]
+        .iter()
+        .position(|known| *known == unit)?;
+    Some(number * 1024f64.powi(power as i32))
+}
+
+/// A duration as wrk prints it (`170.00us`, `1.50ms`, `2.00s`, `1.00m`, `1.00h`), in
+/// milliseconds. `None` for anything else, an unknown unit included.
+pub fn wrk_millis(value: &str) -> Option<f64> {
+    let (number, unit) = split_unit(value)?;
+    let scale = match unit {
+        "us" => 0.001,
+        "ms" => 1.0,
+        "s" => 1e3,
+        "m" => 6e4,
+        "h" => 3.6e6,
+        _ => return None,
+    };
+    Some(number * scale)
+}
+
+/// A number and the unit right after it: `1.50ms` is `(1.5, "ms")`.
+fn split_unit(value: &str) -> Option<(f64, &str)> {
+    let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
+    Some((number.parse().ok()?, unit))
 }
 
 /// Reads wrk's `--latency` report.
@@ -102,8 +114,13 @@ pub fn parse_wrk(text: &str) -> anyhow::Result<Sample> {
             .find_map(|line| line.trim().strip_prefix(prefix).map(str::trim))
     };
     let requests_per_second = field("Requests/sec:").context("no Requests/sec")?.parse()?;
-    let megabytes_per_second = with_unit(field("Transfer/sec:").context("no Transfer/sec")?);
-    let p99_ms = with_unit(field("99%").context("no latency distribution")?);
+    let transfer = field("Transfer/sec:").context("no Transfer/sec")?;
+    let megabytes_per_second = wrk_bytes(transfer)
+        .with_context(|| format!("Transfer/sec {transfer:?} is not a size"))?
+        / f64::from(1 << 20);
+    let p99 = field("99%").context("no latency distribution")?;
+    let p99_ms =
+        wrk_millis(p99).with_context(|| format!("the 99th percentile {p99:?} is not a time"))?;
     let requests = text
         .lines()
         .find_map(|line| {
@@ -133,7 +150,7 @@ pub fn parse_wrk(text: &str) -> anyhow::Result<Sample> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_wrk;
+    use super::{parse_wrk, wrk_bytes, wrk_millis};
 
     const WRK: &str = "Running 2s test @ http://127.0.0.1:1/x
   1 threads and 16 connections
@@ -159,5 +176,22 @@ Transfer/sec:    512.00MB
         assert_eq!(sample.requests, 100_000);
         assert_eq!(sample.errors, 3);
         assert!(parse_wrk("nothing").is_err());
+    }
+
+    #[test]
+    fn sizes_and_times_are_read_in_wrk_s_units_and_nothing_else() {
+        assert_eq!(wrk_bytes("512.00B"), Some(512.0));
+        assert_eq!(wrk_bytes("1.50KB"), Some(1536.0));
+        assert_eq!(wrk_bytes("2.00TB"), Some(2.0 * 1024f64.powi(4)));
+        assert_eq!(wrk_millis("170.00us"), Some(0.17));
+        assert_eq!(wrk_millis("2.00s"), Some(2000.0));
+        assert_eq!(wrk_millis("1.00m"), Some(60_000.0));
+        for bad in ["3.1XB", "12", "ms", "1.2.3ms", ""] {
+            assert_eq!(wrk_bytes(bad), None, "{bad}");
+            assert_eq!(wrk_millis(bad), None, "{bad}");
+        }
+        let odd = WRK.replace("512.00MB", "512.00QB");
+        let error = parse_wrk(&odd).expect_err("an unknown unit is refused");
+        assert!(error.to_string().contains("512.00QB"), "{error}");
     }
 }

@@ -5,7 +5,7 @@
 mod cases;
 mod chart;
 mod document;
-mod measure;
+pub(crate) mod measure;
 mod report;
 
 use std::path::Path;

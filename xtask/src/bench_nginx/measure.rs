@@ -116,16 +116,11 @@ pub fn run(server: &Server, load: Load, seconds: u32) -> anyhow::Result<Run> {
 }
 
 /// The bytes wrk read in all, partial responses included, from its line
-/// `440 requests in 5.01s, 7.30GB read` (binary units, as wrk prints them).
+/// `440 requests in 5.01s, 7.30GB read`.
 fn bytes_read(text: &str) -> Option<f64> {
     let line = text.lines().find(|line| line.contains(" requests in "))?;
     let read = line.trim().rsplit_once(", ")?.1.strip_suffix(" read")?;
-    let split = read.find(|c: char| c.is_ascii_alphabetic())?;
-    let (number, unit) = read.split_at(split);
-    let power = ["B", "KB", "MB", "GB", "TB"]
-        .iter()
-        .position(|known| *known == unit)?;
-    Some(number.parse::<f64>().ok()? * 1024f64.powi(power as i32))
+    crate::bench_http::measure::wrk_bytes(read)
 }
 
 #[cfg(test)]
