@@ -89,14 +89,6 @@ pub(crate) fn render<S: AsRef<[u8]>>(
     }
 }
 
-/// The answer's first two fields, `{"ip":"…","network":"…"`, in a buffer with room for the
-/// rest.
-fn head(ip: IpAddr, network: IpAddr, prefix: u8) -> Vec<u8> {
-    let mut json = Vec::with_capacity(ANSWER_CAPACITY);
-    write_head(&mut json, ip, network, prefix);
-    json
-}
-
 /// A whole answer from its first two fields and a kept record's part, in an allocation of its
 /// exact size ([`crate::exact`]).
 fn kept_answer(ip: IpAddr, network: IpAddr, prefix: u8, tail: &[u8]) -> Vec<u8> {
@@ -150,7 +142,6 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         let answer = kept_answer(ip, network.ip(), network.prefix(), &tail);
         return Ok(Some(answer));
     }
-    let mut json = head(ip, network.ip(), network.prefix());
     let Some(record) = result.decode::<Record<'_, L>>()? else {
         return Ok(None);
     };
@@ -171,15 +162,27 @@ fn render_in<S: AsRef<[u8]>, const L: usize>(
         },
         registered_country: record.registered_country.place(),
     };
-    // The record's fields as an object of their own, whose `{` becomes the `,` after `network`.
-    let start = json.len();
-    serde_json::to_writer(&mut json, &tail)
-        .map_err(|error| MaxMindDbError::decoding(error.to_string()))?;
-    json[start] = b',';
-    if let Some(key) = key {
-        tails.cache.insert(key, &json[start..]);
+    // Rendered in the per-thread scratch and copied out at its exact length, like a kept answer.
+    let mut failed = None;
+    let json = crate::exact::written(|json| {
+        write_head(json, ip, network.ip(), network.prefix());
+        // The record's fields as an object of their own, whose `{` becomes the `,` after
+        // `network`.
+        let start = json.len();
+        match serde_json::to_writer(&mut *json, &tail) {
+            Ok(()) => {
+                json[start] = b',';
+                if let Some(key) = key {
+                    tails.cache.insert(key, &json[start..]);
+                }
+            }
+            Err(error) => failed = Some(error),
+        }
+    });
+    match failed {
+        Some(error) => Err(MaxMindDbError::decoding(error.to_string())),
+        None => Ok(Some(json)),
     }
-    Ok(Some(json))
 }
 
 #[derive(Deserialize)]
@@ -299,6 +302,3 @@ impl<const L: usize> Serialize for Subdivisions<'_, '_, L> {
         serializer.collect_seq(self.0.iter().map(PlaceRecord::place))
     }
 }
-
-/// Room for a whole answer (they are 300 to 450 bytes), so rendering allocates once.
-const ANSWER_CAPACITY: usize = 512;
