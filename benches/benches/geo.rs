@@ -24,10 +24,39 @@ fn random_addresses(count: usize) -> Vec<IpAddr> {
 fn geo(criterion: &mut Criterion) {
     let origin = geodb::ORIGIN.replace('/', "_");
     reader_creation(criterion, &origin);
-    let addresses = random_addresses(4096);
+    // Enough addresses that the nodes and records they reach do not stay in the CPU's caches
+    // from one pass to the next, as under a server's random load (4,096 of them did, and a
+    // walk measured a quarter of its cost under load).
+    let addresses = random_addresses(1 << 20);
     let reader = Reader::from_source(geodb::DATABASE).expect("database");
     lookup(criterion, &origin, &reader, &addresses);
     answer(criterion, &origin, &reader, &addresses);
+    dependent_read(criterion, geodb::DATABASE.len());
+}
+
+/// The hardware's floor under a lookup: one read whose address depends on the read before, at
+/// random in a buffer as large as the database, as a walk down its tree reads nodes. A random
+/// cyclic permutation (Sattolo's algorithm) chased one step per iteration.
+fn dependent_read(criterion: &mut Criterion, bytes: usize) {
+    let len = bytes / 4;
+    let mut next: Vec<u32> = (0..len as u32).collect();
+    let mut random = bindery_test_support::Xorshift::new(7);
+    for i in (1..len).rev() {
+        let j = (random.next().unwrap_or(0) % i as u64) as usize;
+        next.swap(i, j);
+    }
+    let mut at = 0_u32;
+    let mut group = criterion.benchmark_group("geo-memory");
+    group.bench_function(
+        BenchmarkId::new("dependent-read", format!("{} MB", bytes / 1_000_000)),
+        |bench| {
+            bench.iter(|| {
+                at = next[black_box(at) as usize];
+                at
+            })
+        },
+    );
+    group.finish();
 }
 
 /// A reader made over the embedded bytes, over a heap copy of them, over a mapped file.

@@ -1,7 +1,8 @@
 //! The floors `cargo xtask bench-nginx` measures bindery against must answer what bindery
 //! answers, or the comparison is not one: `bench-plain --handler bare-axum|bare-hyper` sends the
 //! same bytes as `ServeCatalog` at the same paths, and `bench-bare --geo` the same JSON as
-//! geo-server's lookup.
+//! geo-server's lookup; `bench-bare --geo-floor fixed|walk` one of those answers, after no lookup
+//! or after the walk down the tree.
 
 use std::process::{Child, Command};
 
@@ -110,4 +111,70 @@ fn the_geo_floor_answers_geo_servers_json() {
         raw_request(&reference.address, "GET", "/small.txt", &[]).status,
         200
     );
+}
+
+#[test]
+fn the_lookup_floors_answer_one_of_geo_servers_answers_after_as_much_of_a_lookup_as_they_say() {
+    let db = geo_server::db::GeoDb::embedded_with_hash(
+        geodb::DATABASE,
+        geodb::ORIGIN,
+        geodb::DATABASE_BLAKE3,
+    )
+    .expect("the embedded database opens");
+    let fixed = Server::start(BARE, &["--geo-floor", "fixed"]);
+    let walk = Server::start(BARE, &["--geo-floor", "walk"]);
+    let typical = raw_request(&fixed.address, "GET", "/geo/8.8.8.8", &[]);
+    assert_eq!(typical.status, 200);
+    assert_eq!(typical.header("content-type"), Some("application/json"));
+    // The fixed answer is geo-server's own answer for the address it names.
+    let json: serde_json::Value = serde_json::from_slice(&typical.body).expect("JSON");
+    let named = json["ip"]
+        .as_str()
+        .expect("an ip field")
+        .parse()
+        .expect("an address");
+    let expected = db
+        .lookup(named, geo_server::language::Language::English)
+        .expect("a lookup")
+        .expect("an answer for the address the fixed answer names");
+    assert_eq!(typical.body, expected);
+    let named = named.to_string();
+    let mut answered = 0;
+    for address in [named.as_str(), "8.8.8.8", "81.2.69.142", "10.0.0.1", "::1"] {
+        let path = format!("/geo/{address}");
+        // No lookup: every address gets the same answer.
+        let answer = raw_request(&fixed.address, "GET", &path, &[]);
+        assert_eq!(
+            (answer.status, &answer.body),
+            (200, &typical.body),
+            "{address}"
+        );
+        // After the walk: the same answer, or 404 where the tree has nothing, as geo-server's.
+        let found = db
+            .lookup(
+                address.parse().expect("an address"),
+                geo_server::language::Language::English,
+            )
+            .expect("a lookup")
+            .is_some();
+        let answer = raw_request(&walk.address, "GET", &path, &[]);
+        if found {
+            answered += 1;
+            assert_eq!(
+                (answer.status, &answer.body),
+                (200, &typical.body),
+                "{address}"
+            );
+        } else {
+            assert_eq!(answer.status, 404, "{address}");
+        }
+    }
+    // The named address and at least one of the private ones: both branches were taken.
+    assert!((1..5).contains(&answered), "{answered}");
+    for floor in [&fixed, &walk] {
+        assert_eq!(
+            raw_request(&floor.address, "GET", "/geo/not-an-address", &[]).status,
+            400
+        );
+    }
 }

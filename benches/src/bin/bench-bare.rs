@@ -7,6 +7,14 @@
 //! database and its answer cache, `GeoDb::lookup`) and nothing else: no validators, no caching
 //! headers, no connection guards, no metrics. That is the floor of `/geo` on this stack: what
 //! the answer costs before geo-server's layers add theirs.
+//!
+//! With `--geo-floor`, `/geo/<ip>` parses the address as `--geo` does and answers one fixed
+//! answer of a typical length (the median of the first 1,000 random addresses' answers) instead
+//! of geo-server's: `fixed` with no lookup at all, what the route and an answer of that size
+//! cost on this stack; `walk` after walking the database's search tree to the address's record
+//! (`TreeJump::find`, 404 where there is none), what any correct answer costs at least. Between
+//! them and `--geo`, the lookup's own share of `/geo` and the part of it that reading the tree
+//! takes.
 
 use std::net::SocketAddr;
 
@@ -22,8 +30,21 @@ struct Args {
     #[arg(long, default_value = "127.0.0.1:0")]
     addr: SocketAddr,
     /// Also answer `/geo/<ip>` from the embedded database, bare.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "geo_floor")]
     geo: bool,
+    /// Also answer `/geo/<ip>`, bare, with one fixed answer of a typical length, after this
+    /// much of a lookup.
+    #[arg(long, value_enum)]
+    geo_floor: Option<GeoFloor>,
+}
+
+/// How much of a lookup `--geo-floor` does before its fixed answer.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum GeoFloor {
+    /// None: the address is parsed, nothing more.
+    Fixed,
+    /// The walk down the search tree to the address's record, from the jump table.
+    Walk,
 }
 
 static SMALL: &[u8] = include_bytes!("../../assets/web/small.txt");
@@ -46,6 +67,8 @@ fn main() -> anyhow::Result<()> {
             .route("/noise.bin", bare_route("application/octet-stream", large));
         if args.geo {
             router = router.route("/geo/{ip}", geo()?);
+        } else if let Some(floor) = args.geo_floor {
+            router = router.route("/geo/{ip}", geo_floor(floor)?);
         }
         let listener = tokio::net::TcpListener::bind(args.addr).await?;
         println!("listening addr={}", listener.local_addr()?);
@@ -57,18 +80,52 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-/// `/geo/<ip>`: geo-server's JSON answer (English names) from the embedded database with its
-/// default answer cache, 404 where the database has none, 400 for what is not an address.
-fn geo() -> anyhow::Result<axum::routing::MethodRouter> {
+/// The embedded database with geo-server's default answer cache, as geo-server loads it.
+fn database() -> anyhow::Result<&'static geo_server::db::GeoDb> {
     use geo_server::answer_cache::{DEFAULT_MIB, budget_from_mib};
-    use http::StatusCode;
     let db = geo_server::db::GeoDb::embedded_with_hash(
         geodb::DATABASE,
         geodb::ORIGIN,
         geodb::DATABASE_BLAKE3,
     )?
     .with_answer_cache(budget_from_mib(DEFAULT_MIB));
-    let db: &'static geo_server::db::GeoDb = Box::leak(Box::new(db));
+    Ok(Box::leak(Box::new(db)))
+}
+
+/// `/geo/<ip>` with `--geo-floor`: one fixed answer ([`typical_answer`]) after `floor`'s part of
+/// a lookup, 400 for what is not an address.
+fn geo_floor(floor: GeoFloor) -> anyhow::Result<axum::routing::MethodRouter> {
+    use geo_server::tree_jump::{Found, TreeJump};
+    use http::StatusCode;
+    let reader = maxminddb::Reader::from_source(geodb::DATABASE)?;
+    let answer = bytes::Bytes::from(typical_answer(database()?, &reader)?);
+    let jump = TreeJump::new(geodb::DATABASE, reader.metadata())
+        .ok_or_else(|| anyhow::anyhow!("no jump table for the embedded database"))?;
+    let jump: &'static TreeJump<&[u8]> = Box::leak(Box::new(jump));
+    Ok(axum::routing::get(
+        move |axum::extract::Path(ip): axum::extract::Path<String>| async move {
+            let Ok(ip) = ip.parse() else {
+                return StatusCode::BAD_REQUEST.into_response();
+            };
+            if let GeoFloor::Walk = floor
+                && let Some(Found::Nothing) = jump.find(ip)
+            {
+                return StatusCode::NOT_FOUND.into_response();
+            }
+            (
+                [(http::header::CONTENT_TYPE, "application/json")],
+                answer.clone(),
+            )
+                .into_response()
+        },
+    ))
+}
+
+/// `/geo/<ip>`: geo-server's JSON answer (English names) from the embedded database with its
+/// default answer cache, 404 where the database has none, 400 for what is not an address.
+fn geo() -> anyhow::Result<axum::routing::MethodRouter> {
+    use http::StatusCode;
+    let db = database()?;
     Ok(axum::routing::get(
         move |axum::extract::Path(ip): axum::extract::Path<String>| async move {
             let Ok(ip) = ip.parse() else {
@@ -83,4 +140,38 @@ fn geo() -> anyhow::Result<axum::routing::MethodRouter> {
             }
         },
     ))
+}
+
+/// The answer whose length is the median of the answers to the first 1,000 addresses of a
+/// fixed pseudo-random sequence of IPv4 addresses that the database answers. A database that
+/// answers none of them (the sample covers a few networks) gives the answers for the first 1,000
+/// of its networks instead.
+fn typical_answer(
+    db: &geo_server::db::GeoDb,
+    reader: &maxminddb::Reader<&[u8]>,
+) -> anyhow::Result<Vec<u8>> {
+    let answers_to = |addresses: &mut dyn Iterator<Item = std::net::IpAddr>| {
+        let mut answers = Vec::new();
+        for ip in addresses.take(1000) {
+            if let Some(answer) = db.lookup(ip, geo_server::language::Language::English)? {
+                answers.push(answer);
+            }
+        }
+        anyhow::Ok(answers)
+    };
+    let mut random = bindery_test_support::Xorshift::new(0)
+        .map(|state| std::net::IpAddr::V4(std::net::Ipv4Addr::from((state >> 32) as u32)));
+    let mut answers = answers_to(&mut random)?;
+    if answers.is_empty() {
+        let mut networks = reader
+            .networks(maxminddb::WithinOptions::default())?
+            .filter_map(|found| Some(found.ok()?.network().ok()?.network()));
+        answers = answers_to(&mut networks)?;
+    }
+    answers.sort_by_key(Vec::len);
+    let middle = answers.len() / 2;
+    answers
+        .into_iter()
+        .nth(middle)
+        .ok_or_else(|| anyhow::anyhow!("the database answers no address"))
 }

@@ -677,12 +677,35 @@ fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
             &["--answer-cache-mib", "0"][..],
             load,
         ),
+        // Every record the run asks for kept (the default keeps some 40,000 of them): what a
+        // kept answer costs, with no decoding.
+        (
+            "geo-server's stack, DB embedded, answer cache 64 MiB",
+            SERVER,
+            &["--answer-cache-mib", "64"][..],
+            load,
+        ),
         // The answer alone on the reference's stack: what `/geo` costs before geo-server's
         // layers.
         (
             "floor: the same answer from a bare axum route (`bench-bare --geo`)",
             BARE,
             &["--geo"][..],
+            load,
+        ),
+        // The same route with a fixed answer of a typical size, with no lookup and after the
+        // walk down the tree alone: what of the floor is the stack's, what the lookup's, and
+        // how much of that reading the tree takes.
+        (
+            "floor: a fixed answer, no lookup (`bench-bare --geo-floor fixed`)",
+            BARE,
+            &["--geo-floor", "fixed"][..],
+            load,
+        ),
+        (
+            "floor: a fixed answer after the tree walk (`bench-bare --geo-floor walk`)",
+            BARE,
+            &["--geo-floor", "walk"][..],
             load,
         ),
         (
