@@ -94,6 +94,35 @@ async fn a_byte_then_silence_and_an_idle_keep_alive_are_closed_at_their_deadline
 }
 
 #[tokio::test]
+async fn a_connection_after_a_quiet_spell_is_timed_from_its_own_accept() {
+    // With no connection open the server's clock stops; the first connection after a spell
+    // longer than its deadline must get the whole deadline, not look as old as the spell.
+    let (address, counters, stop, running) =
+        start(|server| server.header_read_timeout(Duration::from_millis(400))).await;
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let mut stream = TcpStream::connect(address).await.expect("connect");
+    // Long enough for the clock to tick, well within the deadline.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    stream
+        .write_all(b"GET /index.html HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+        .await
+        .expect("a request");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("answered within 10 s")
+        .expect("read");
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{:?}",
+        String::from_utf8_lossy(&answer[..answer.len().min(200)])
+    );
+    assert_eq!(counters.stats().expired, [0; 4]);
+    stop.send(()).expect("still running");
+    running.await.expect("task").expect("a clean stop");
+}
+
+#[tokio::test]
 async fn at_the_cap_with_nothing_idle_a_new_connection_gets_one_503() {
     let (address, counters, stop, running) = start(|server| server.max_connections(1)).await;
     let mut busy = TcpStream::connect(address).await.expect("connect");
