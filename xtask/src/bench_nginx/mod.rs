@@ -651,6 +651,68 @@ fn paired(
     Ok(rows)
 }
 
+/// One row of `/geo`'s comparison: a server, its flags, and the wrk script of its client.
+struct GeoRow {
+    name: &'static str,
+    binary: &'static str,
+    args: &'static [&'static str],
+    script: &'static str,
+}
+
+/// The script of `/geo`'s clients: a random IPv4 address per request.
+const GEO_SCRIPT: &str = "benches/wrk/geo.lua";
+
+const GEO_ROWS: [GeoRow; 7] = [
+    GeoRow {
+        name: "geo-server's stack, DB embedded",
+        binary: SERVER,
+        args: &[],
+        script: GEO_SCRIPT,
+    },
+    GeoRow {
+        name: "geo-server's stack, DB embedded, no answer cache",
+        binary: SERVER,
+        args: &["--answer-cache-mib", "0"],
+        script: GEO_SCRIPT,
+    },
+    // Every record the run asks for kept (the default keeps some 40,000 of them): what a kept
+    // answer costs, with no decoding.
+    GeoRow {
+        name: "geo-server's stack, DB embedded, answer cache 64 MiB",
+        binary: SERVER,
+        args: &["--answer-cache-mib", "64"],
+        script: GEO_SCRIPT,
+    },
+    // The answer alone on the reference's stack: what `/geo` costs before geo-server's layers.
+    GeoRow {
+        name: "floor: the same answer from a bare axum route (`bench-bare --geo`)",
+        binary: BARE,
+        args: &["--geo"],
+        script: GEO_SCRIPT,
+    },
+    // The same route with a fixed answer of a typical size, with no lookup and after the walk
+    // down the tree alone: what of the floor is the stack's, what the lookup's, and how much of
+    // that reading the tree takes.
+    GeoRow {
+        name: "floor: a fixed answer, no lookup (`bench-bare --geo-floor fixed`)",
+        binary: BARE,
+        args: &["--geo-floor", "fixed"],
+        script: GEO_SCRIPT,
+    },
+    GeoRow {
+        name: "floor: a fixed answer after the tree walk (`bench-bare --geo-floor walk`)",
+        binary: BARE,
+        args: &["--geo-floor", "walk"],
+        script: GEO_SCRIPT,
+    },
+    GeoRow {
+        name: "the reference's route, its client scripted like geo.lua (`geo-reference.lua`)",
+        binary: BARE,
+        args: &[],
+        script: "benches/wrk/geo-reference.lua",
+    },
+];
+
 /// `/geo/<random ip>` on geo-server's stack against a bare axum route's static 1 KiB answer,
 /// each server saturated. A scripted wrk (a Lua call per request) costs more per request than a
 /// plain one, and side by side the two clients share a core: one row gives the reference's route
@@ -662,65 +724,15 @@ fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
     let reference = start_binary(reference_name, BARE, &[], false)?;
     let reference_load = Load::path("/small.txt");
     warm(&reference, reference_load)?;
-    let load = Load {
-        path: "/",
-        connections: CONNECTIONS,
-        script: Some("benches/wrk/geo.lua"),
-        body_len: None,
-    };
     let mut contenders = Vec::new();
-    for (name, binary, args, load) in [
-        ("geo-server's stack, DB embedded", SERVER, &[][..], load),
-        (
-            "geo-server's stack, DB embedded, no answer cache",
-            SERVER,
-            &["--answer-cache-mib", "0"][..],
-            load,
-        ),
-        // Every record the run asks for kept (the default keeps some 40,000 of them): what a
-        // kept answer costs, with no decoding.
-        (
-            "geo-server's stack, DB embedded, answer cache 64 MiB",
-            SERVER,
-            &["--answer-cache-mib", "64"][..],
-            load,
-        ),
-        // The answer alone on the reference's stack: what `/geo` costs before geo-server's
-        // layers.
-        (
-            "floor: the same answer from a bare axum route (`bench-bare --geo`)",
-            BARE,
-            &["--geo"][..],
-            load,
-        ),
-        // The same route with a fixed answer of a typical size, with no lookup and after the
-        // walk down the tree alone: what of the floor is the stack's, what the lookup's, and
-        // how much of that reading the tree takes.
-        (
-            "floor: a fixed answer, no lookup (`bench-bare --geo-floor fixed`)",
-            BARE,
-            &["--geo-floor", "fixed"][..],
-            load,
-        ),
-        (
-            "floor: a fixed answer after the tree walk (`bench-bare --geo-floor walk`)",
-            BARE,
-            &["--geo-floor", "walk"][..],
-            load,
-        ),
-        (
-            "the reference's route, its client scripted like geo.lua (`geo-reference.lua`)",
-            BARE,
-            &[][..],
-            Load {
-                path: "/",
-                connections: CONNECTIONS,
-                script: Some("benches/wrk/geo-reference.lua"),
-                body_len: None,
-            },
-        ),
-    ] {
-        let server = start_binary(name, binary, args, false)?;
+    for row in &GEO_ROWS {
+        let load = Load {
+            path: "/",
+            connections: CONNECTIONS,
+            script: Some(row.script),
+            body_len: None,
+        };
+        let server = start_binary(row.name, row.binary, row.args, false)?;
         warm(&server, load)?;
         contenders.push((server, load));
     }
