@@ -662,49 +662,54 @@ struct GeoRow {
 /// The script of `/geo`'s clients: a random IPv4 address per request.
 const GEO_SCRIPT: &str = "benches/wrk/geo.lua";
 
+/// A row whose client runs [`GEO_SCRIPT`].
+const fn geo_row(
+    name: &'static str,
+    binary: &'static str,
+    args: &'static [&'static str],
+) -> GeoRow {
+    GeoRow {
+        name,
+        binary,
+        args,
+        script: GEO_SCRIPT,
+    }
+}
+
+/// `/geo`'s comparison, row by row, each paired with the bare route.
 const GEO_ROWS: [GeoRow; 7] = [
-    GeoRow {
-        name: "geo-server's stack, DB embedded",
-        binary: SERVER,
-        args: &[],
-        script: GEO_SCRIPT,
-    },
-    GeoRow {
-        name: "geo-server's stack, DB embedded, no answer cache",
-        binary: SERVER,
-        args: &["--answer-cache-mib", "0"],
-        script: GEO_SCRIPT,
-    },
+    geo_row("geo-server's stack, DB embedded", SERVER, &[]),
+    geo_row(
+        "geo-server's stack, DB embedded, no answer cache",
+        SERVER,
+        &["--answer-cache-mib", "0"],
+    ),
     // Every record the run asks for kept (the default keeps some 40,000 of them): what a kept
     // answer costs, with no decoding.
-    GeoRow {
-        name: "geo-server's stack, DB embedded, answer cache 64 MiB",
-        binary: SERVER,
-        args: &["--answer-cache-mib", "64"],
-        script: GEO_SCRIPT,
-    },
+    geo_row(
+        "geo-server's stack, DB embedded, answer cache 64 MiB",
+        SERVER,
+        &["--answer-cache-mib", "64"],
+    ),
     // The answer alone on the reference's stack: what `/geo` costs before geo-server's layers.
-    GeoRow {
-        name: "floor: the same answer from a bare axum route (`bench-bare --geo`)",
-        binary: BARE,
-        args: &["--geo"],
-        script: GEO_SCRIPT,
-    },
+    geo_row(
+        "floor: the same answer from a bare axum route (`bench-bare --geo`)",
+        BARE,
+        &["--geo"],
+    ),
     // The same route with a fixed answer of a typical size, with no lookup and after the walk
     // down the tree alone: what of the floor is the stack's, what the lookup's, and how much of
     // that reading the tree takes.
-    GeoRow {
-        name: "floor: a fixed answer, no lookup (`bench-bare --geo-floor fixed`)",
-        binary: BARE,
-        args: &["--geo-floor", "fixed"],
-        script: GEO_SCRIPT,
-    },
-    GeoRow {
-        name: "floor: a fixed answer after the tree walk (`bench-bare --geo-floor walk`)",
-        binary: BARE,
-        args: &["--geo-floor", "walk"],
-        script: GEO_SCRIPT,
-    },
+    geo_row(
+        "floor: a fixed answer, no lookup (`bench-bare --geo-floor fixed`)",
+        BARE,
+        &["--geo-floor", "fixed"],
+    ),
+    geo_row(
+        "floor: a fixed answer after the tree walk (`bench-bare --geo-floor walk`)",
+        BARE,
+        &["--geo-floor", "walk"],
+    ),
     GeoRow {
         name: "the reference's route, its client scripted like geo.lua (`geo-reference.lua`)",
         binary: BARE,
