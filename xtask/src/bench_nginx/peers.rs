@@ -174,27 +174,17 @@ pub fn caddyfile(root: &Path, port: u16) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::io::{Read, Write};
-
     use super::{Built, PACKAGES, Peer, start};
 
-    /// Sends one keep-alive-less GET and returns the body after the head.
+    /// The body of `path` from `address`, which must answer 200.
     fn get(address: &str, path: &str) -> Vec<u8> {
-        let mut stream = std::net::TcpStream::connect(address).expect("connect");
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: bench.example\r\nConnection: close\r\n\r\n"
-        )
-        .expect("request");
-        let mut response = Vec::new();
-        stream.read_to_end(&mut response).expect("response");
-        let end = response
-            .windows(4)
-            .position(|window| window == b"\r\n\r\n")
-            .expect("a head");
-        let head = String::from_utf8_lossy(&response[..end]);
-        assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
-        response[end + 4..].to_vec()
+        let response = bindery_test_support::raw_request(address, "GET", path, &[]);
+        assert!(
+            response.status_line.starts_with("HTTP/1.1 200"),
+            "{path}: {}",
+            response.status_line
+        );
+        response.body
     }
 
     /// The configurations the harness writes for h2o and Caddy start them, and they serve the
