@@ -732,10 +732,8 @@ fn geo_versus_bare(plan: Plan) -> anyhow::Result<Comparison> {
     let mut contenders = Vec::new();
     for row in &GEO_ROWS {
         let load = Load {
-            path: "/",
-            connections: CONNECTIONS,
             script: Some(row.script),
-            body_len: None,
+            ..Load::path("/")
         };
         let server = start_binary(row.name, row.binary, row.args, false)?;
         warm(&server, load)?;
