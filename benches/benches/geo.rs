@@ -25,8 +25,8 @@ fn geo(criterion: &mut Criterion) {
     let origin = geodb::ORIGIN.replace('/', "_");
     reader_creation(criterion, &origin);
     // Enough addresses that the nodes and records they reach do not stay in the CPU's caches
-    // from one pass to the next, as under a server's random load (4,096 of them did, and a
-    // walk measured a quarter of its cost under load).
+    // from one pass to the next, as under a server's random load (with a few thousand they did,
+    // and every stage looked cheaper than it is under load).
     let addresses = random_addresses(1 << 20);
     let reader = Reader::from_source(geodb::DATABASE).expect("database");
     lookup(criterion, &origin, &reader, &addresses);

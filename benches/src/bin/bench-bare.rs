@@ -81,15 +81,14 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// The embedded database with geo-server's default answer cache, as geo-server loads it.
-fn database() -> anyhow::Result<&'static geo_server::db::GeoDb> {
+fn database() -> anyhow::Result<geo_server::db::GeoDb> {
     use geo_server::answer_cache::{DEFAULT_MIB, budget_from_mib};
     let db = geo_server::db::GeoDb::embedded_with_hash(
         geodb::DATABASE,
         geodb::ORIGIN,
         geodb::DATABASE_BLAKE3,
-    )?
-    .with_answer_cache(budget_from_mib(DEFAULT_MIB));
-    Ok(Box::leak(Box::new(db)))
+    )?;
+    Ok(db.with_answer_cache(budget_from_mib(DEFAULT_MIB)))
 }
 
 /// `/geo/<ip>` with `--geo-floor`: one fixed answer ([`typical_answer`]) after `floor`'s part of
@@ -98,7 +97,8 @@ fn geo_floor(floor: GeoFloor) -> anyhow::Result<axum::routing::MethodRouter> {
     use geo_server::tree_jump::{Found, TreeJump};
     use http::StatusCode;
     let reader = maxminddb::Reader::from_source(geodb::DATABASE)?;
-    let answer = bytes::Bytes::from(typical_answer(database()?, &reader)?);
+    // The database is only asked for the answer, then let go: the floor serves no lookup.
+    let answer = bytes::Bytes::from(typical_answer(&database()?, &reader)?);
     let jump = TreeJump::new(geodb::DATABASE, reader.metadata())
         .ok_or_else(|| anyhow::anyhow!("no jump table for the embedded database"))?;
     let jump: &'static TreeJump<&[u8]> = Box::leak(Box::new(jump));
@@ -125,7 +125,7 @@ fn geo_floor(floor: GeoFloor) -> anyhow::Result<axum::routing::MethodRouter> {
 /// default answer cache, 404 where the database has none, 400 for what is not an address.
 fn geo() -> anyhow::Result<axum::routing::MethodRouter> {
     use http::StatusCode;
-    let db = database()?;
+    let db: &'static geo_server::db::GeoDb = Box::leak(Box::new(database()?));
     Ok(axum::routing::get(
         move |axum::extract::Path(ip): axum::extract::Path<String>| async move {
             let Ok(ip) = ip.parse() else {
