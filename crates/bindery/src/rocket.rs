@@ -20,7 +20,6 @@
 use std::collections::VecDeque;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -117,24 +116,21 @@ fn into_rocket<'r>(response: http::Response<Body>) -> rocket::Response<'r> {
         }
     }
     let len = usize::try_from(body.len()).unwrap_or(usize::MAX);
-    let (chunks, lease) = body.into_parts();
     built.sized_body(
         len,
         Chunks {
-            chunks,
+            chunks: body.into_deque(),
             position: 0,
-            _lease: lease,
         },
     );
     built.finalize()
 }
 
-/// A body's chunks as rocket reads a sized body; the body's budget lease lives as long.
+/// A body's chunks as rocket reads a sized body (heap bytes keep their budget lease as long).
 struct Chunks {
     chunks: VecDeque<Bytes>,
     /// How far into the first chunk reading has come.
     position: usize,
-    _lease: Option<Arc<crate::serve::Lease>>,
 }
 
 impl AsyncRead for Chunks {

@@ -1,7 +1,7 @@
 //! The body stage: a built response whose body is planned gets its identity bytes, lent from
 //! the binary, taken from the decompressed cache, decompressed (in place, or left as work for
 //! tokio's blocking pool within the bounds of inflate.rs) or, in `copy` mode, copied, each heap
-//! body leasing its bytes from the budget (budget.rs).
+//! buffer carrying its lease of the budget (budget.rs).
 //!
 //! Ranges share bytes: a part is a slice of what holds it (the binary, the cache, a buffer
 //! decompressed up to the range's end), except that a small part of a buffer decompressed for
@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http::{Response, StatusCode};
 
 use super::body::Body;
-use super::budget::{Budget, Lease};
+use super::budget::Budget;
 use super::cache::DecompressedCache;
 use super::config::ErrorBody;
 use super::inflate::{Failure, Inflated, Inflater};
@@ -68,9 +68,9 @@ pub(crate) struct Deferred {
 enum Source {
     /// Bytes that exist anyway (the binary's, the cache's): slices cost nothing.
     Shared(Bytes),
-    /// A buffer made for this request alone, and its lease.
-    Own(Bytes, Option<Lease>),
-    /// A buffer one decompression made for several requests, and its shared lease.
+    /// A buffer made for this request alone, carrying its lease.
+    Own(Bytes),
+    /// A buffer one decompression made for several requests, carrying its lease.
     Inflated(Inflated),
 }
 
@@ -147,21 +147,23 @@ impl Bodies {
             }
             upto = len;
         }
-        let mut lease = self.budget.lease(upto).ok_or(Failure::Busy)?;
-        let bytes = Bytes::from(
-            file.decompress_upto(compressed, upto, &|| true)
-                .map_err(|_| Failure::Corrupt)?
-                .unwrap_or_default(),
-        );
-        self.inflater.count_in_place(bytes.len());
-        lease.shrink_to(bytes.len());
-        if let Some((cache, index)) = cache
-            && bytes.len() == len
-            && cache.insert(index, bytes.clone())
-        {
-            return Ok(Source::Shared(bytes));
+        let lease = self.budget.lease(upto).ok_or(Failure::Busy)?;
+        let decompressed = file
+            .decompress_upto(compressed, upto, &|| true)
+            .map_err(|_| Failure::Corrupt)?
+            .unwrap_or_default();
+        self.inflater.count_in_place(decompressed.len());
+        match cache.filter(|_| decompressed.len() == len) {
+            Some((cache, index)) => {
+                let bytes = Bytes::from(decompressed);
+                if cache.insert(index, bytes.clone()) {
+                    // The cache holds the bytes now, under its own budget.
+                    return Ok(Source::Shared(bytes));
+                }
+                Ok(Source::Own(lease.attach(Vec::from(bytes))))
+            }
+            None => Ok(Source::Own(lease.attach(decompressed))),
         }
-        Ok(Source::Own(bytes, Some(lease)))
     }
 
     /// `copy` mode: a fresh heap copy of the bytes the part needs, every time (the cost this
@@ -179,7 +181,7 @@ impl Bodies {
                 .collect(),
         };
         let lease = self.budget.lease(bytes.len()).ok_or(Failure::Busy)?;
-        Ok(Source::Own(Bytes::from(bytes), Some(lease)))
+        Ok(Source::Own(lease.attach(bytes)))
     }
 
     /// `response` with the body `part` of `source` makes: a slice of it (or the parts of a
@@ -195,10 +197,10 @@ impl Bodies {
         let len = file.len();
         let is_copy = self.mode == Mode::Copy;
         // A prefix's turn is given back when this returns: its small parts are copied out by then.
-        let (bytes, lease, _turn) = match source {
-            Source::Shared(bytes) => (bytes, None, None),
-            Source::Own(bytes, lease) => (bytes, lease.map(Arc::new), None),
-            Source::Inflated(inflated) => (inflated.bytes, inflated.lease, inflated.turn),
+        let (bytes, is_shared, _turn) = match source {
+            Source::Shared(bytes) => (bytes, true, None),
+            Source::Own(bytes) => (bytes, false, None),
+            Source::Inflated(inflated) => (inflated.bytes, false, inflated.turn),
         };
         let needed = identity.part.upto(len as u64) as usize;
         let is_complete = match (&identity.part, is_copy) {
@@ -210,11 +212,11 @@ impl Bodies {
         if !is_complete {
             return self.failed(Failure::Corrupt);
         }
-        // One range of bytes shared with nobody's lease (an embedded file's): its slice, with
-        // no list of parts to build.
-        if let (Part::Range(range), None, false) = (&identity.part, &lease, is_copy) {
+        // One range of bytes that exist anyway (an embedded file's): its slice, with no list
+        // of parts to build.
+        if let (Part::Range(range), true, false) = (&identity.part, is_shared, is_copy) {
             let (start, end) = (*range.start() as usize, *range.end() as usize);
-            *response.body_mut() = Body::leased(bytes.slice(start..=end), None);
+            *response.body_mut() = Body::from(bytes.slice(start..=end));
             return response;
         }
         let ranges = identity.part.ranges();
@@ -230,43 +232,48 @@ impl Bodies {
                 bytes.slice(start..=end)
             });
         }
-        let (parts, lease) = self.compacted(parts, bytes.len(), lease, is_copy);
+        let is_own = !is_shared && !is_copy;
+        let parts = self.compacted(parts, bytes.len(), is_own);
         let body = match &identity.part {
-            Part::Whole => Body::leased(bytes, lease),
-            Part::Range(_) => Body::leased(parts.into_iter().next().unwrap_or_default(), lease),
+            Part::Whole => Body::from(bytes),
+            Part::Range(_) => Body::from(parts.into_iter().next().unwrap_or_default()),
             Part::Ranges(ranges) => {
                 let boundary = multipart::boundary(file);
                 let chunks =
                     multipart::chunks(parts, ranges, &boundary, &identity.content_type, len as u64);
-                Body::from_chunks(chunks, lease)
+                Body::from_chunks(chunks)
             }
         };
         *response.body_mut() = body;
         response
     }
 
-    /// The parts, copied out of a leased buffer when they need less than half of it, so the
-    /// buffer (a prefix decompressed up to the farthest range) is freed now rather than when
-    /// the slowest client finishes; the lease follows what is kept.
-    fn compacted(
-        &self,
-        parts: Vec<Bytes>,
-        held: usize,
-        lease: Option<Arc<Lease>>,
-        is_copy: bool,
-    ) -> (Vec<Bytes>, Option<Arc<Lease>>) {
+    /// The parts, copied out of a buffer of this request's own (`is_own`: decompressed for it,
+    /// leased) into one buffer of their own when they need less than half of it, so the buffer
+    /// (a prefix decompressed up to the farthest range) is freed now rather than when the
+    /// slowest client finishes; the new buffer carries a lease of its own.
+    fn compacted(&self, parts: Vec<Bytes>, held: usize, is_own: bool) -> Vec<Bytes> {
         let needed: usize = parts.iter().map(Bytes::len).sum();
-        if is_copy || lease.is_none() || parts.is_empty() || needed * 2 >= held {
-            return (parts, lease);
+        if !is_own || parts.is_empty() || needed * 2 >= held {
+            return parts;
         }
-        let Some(copy_lease) = self.budget.lease(needed) else {
-            return (parts, lease);
+        let Some(lease) = self.budget.lease(needed) else {
+            return parts;
         };
-        let copied = parts
+        let mut copied = Vec::with_capacity(needed);
+        for part in &parts {
+            copied.extend_from_slice(part);
+        }
+        let copied = lease.attach(copied);
+        let mut at = 0;
+        parts
             .iter()
-            .map(|part| Bytes::copy_from_slice(part))
-            .collect();
-        (copied, Some(Arc::new(copy_lease)))
+            .map(|part| {
+                let slice = copied.slice(at..at + part.len());
+                at += part.len();
+                slice
+            })
+            .collect()
     }
 
     /// The answer for a body that could not be made: 503 with `Retry-After` when busy (no

@@ -1,17 +1,14 @@
 //! The response body: bytes already in memory, handed to the server as they are: one slice of
 //! the binary (or of a decompressed buffer), or a few (the heads and parts of a
-//! `multipart/byteranges` answer), never copied into one. A body that holds heap bytes carries
-//! its share of the service's byte budget and gives it back when dropped.
+//! `multipart/byteranges` answer), never copied into one. Heap bytes carry their lease of the
+//! service's byte budget themselves (budget.rs), for as long as any slice of them lives.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-
-use super::budget::Lease;
 
 /// The body of every answer of a [`ServeCatalog`](super::ServeCatalog): bytes in memory, in
 /// one frame or a few (never copied together), with an exact length.
@@ -25,8 +22,6 @@ use super::budget::Lease;
 #[derive(Debug, Default)]
 pub struct Body {
     chunks: Chunks,
-    /// Held for as long as the body lives: its heap bytes, counted against the budget.
-    lease: Option<Arc<Lease>>,
 }
 
 #[derive(Debug, Default)]
@@ -43,37 +38,26 @@ impl Body {
         Body::default()
     }
 
-    /// A body of `chunks` in order, holding `lease` while it lives.
-    pub(crate) fn from_chunks(chunks: VecDeque<Bytes>, lease: Option<Arc<Lease>>) -> Body {
+    /// A body of `chunks` in order.
+    pub(crate) fn from_chunks(chunks: VecDeque<Bytes>) -> Body {
         Body {
             chunks: Chunks::Many(chunks),
-            lease,
         }
     }
 
-    /// `bytes`, holding `lease` while it lives.
-    pub(crate) fn leased(bytes: Bytes, lease: Option<Arc<Lease>>) -> Body {
-        Body {
-            chunks: Chunks::One(bytes),
-            lease,
-        }
-    }
-
-    /// The bytes left, in order (for servers that take bytes, not an `http_body::Body`). Its
-    /// budget share is given back at once: the caller holds the bytes from here on.
+    /// The bytes left, in order (for servers that take bytes, not an `http_body::Body`). Heap
+    /// bytes keep their budget lease for as long as the caller holds them.
     pub fn into_chunks(self) -> impl Iterator<Item = Bytes> {
-        self.into_parts().0.into_iter()
+        self.into_deque().into_iter()
     }
 
-    /// The chunks left and the lease they hold, for an adapter whose server takes bytes in its
-    /// own way (the lease must live until the bytes are sent).
-    pub(crate) fn into_parts(self) -> (VecDeque<Bytes>, Option<Arc<Lease>>) {
-        let chunks = match self.chunks {
+    /// The chunks left, for an adapter whose server takes bytes in its own way.
+    pub(crate) fn into_deque(self) -> VecDeque<Bytes> {
+        match self.chunks {
             Chunks::Empty => VecDeque::new(),
             Chunks::One(bytes) => VecDeque::from([bytes]),
             Chunks::Many(chunks) => chunks,
-        };
-        (chunks, self.lease)
+        }
     }
 
     /// All the bytes left as one `Bytes`: no copy for a body of one frame (every body but a
@@ -103,7 +87,9 @@ impl Body {
 
 impl From<Bytes> for Body {
     fn from(bytes: Bytes) -> Body {
-        Body::leased(bytes, None)
+        Body {
+            chunks: Chunks::One(bytes),
+        }
     }
 }
 
@@ -176,14 +162,11 @@ mod tests {
     fn chunks_come_out_in_order_without_copies() {
         static FILE: [u8; 6] = *b"abcdef";
         let whole = Bytes::from_static(&FILE);
-        let body = Body::from_chunks(
-            VecDeque::from([
-                Bytes::from_static(b"--"),
-                whole.slice(1..3),
-                whole.slice(4..),
-            ]),
-            None,
-        );
+        let body = Body::from_chunks(VecDeque::from([
+            Bytes::from_static(b"--"),
+            whole.slice(1..3),
+            whole.slice(4..),
+        ]));
         assert_eq!(body.size_hint().exact(), Some(6));
         let chunks: Vec<Bytes> = body.into_chunks().collect();
         assert_eq!(chunks, ["--", "bc", "ef"]);

@@ -431,7 +431,11 @@ impl Builder {
             cache: (settings.cache_bytes > 0)
                 .then(|| Arc::new(DecompressedCache::new(settings.cache_bytes))),
             inflater: Arc::new(Inflater::new(settings.at_once, settings.queue)),
-            budget: Budget::new(settings.heap_budget),
+            budget: if settings.has_default_budget() {
+                Budget::shared(settings.heap_budget, settings.heap_per_client)
+            } else {
+                Budget::new(settings.heap_budget, settings.heap_per_client)
+            },
             error_body: config.error_body.clone(),
         };
         let mut site = Site {

@@ -119,18 +119,39 @@ pub struct Decompression {
     /// At most this many bytes held at once by answer bodies on the heap (decompressed ones
     /// not in the cache, `copy` mode's copies), however slowly their clients read; beyond it
     /// a request gets 503 with `Retry-After: 1`. Bodies of the binary's own bytes or of the
-    /// cache cost nothing here. Default 256 MiB.
+    /// cache cost nothing here. Default: an eighth of the memory limit (the cgroup's, v1 or
+    /// v2, or the machine's), at most 256 MiB: the part the default connection cap of
+    /// [`Server`](super::Server) leaves for bodies. Every service left at the default shares
+    /// one budget in the process (its figures in [`Stats`](super::Stats) are the pool's).
     pub heap_budget: usize,
+    /// At most this many of those bytes held by one client's requests (an IPv4 address, an
+    /// IPv6 /64), so that one client's ranges cannot take the budget from the others; beyond
+    /// it that client's requests get 503 and the others' go on. Applies where the server tells
+    /// the client ([`Server`](super::Server) does, except for a trusted proxy's connections).
+    /// Default an eighth of the default `heap_budget`.
+    pub heap_per_client: usize,
 }
 
 impl Default for Decompression {
     fn default() -> Self {
+        let heap_budget =
+            super::memory_plan::heap_budget_for(super::memory_plan::memory_limit_once());
+        let heap_budget = usize::try_from(heap_budget).unwrap_or(usize::MAX);
         Decompression {
             off_thread_above: Some(64 * 1024),
             cache_bytes: 0,
             at_once: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
             queue: 256,
-            heap_budget: 256 * 1024 * 1024,
+            heap_budget,
+            heap_per_client: heap_budget / 8,
         }
+    }
+}
+
+impl Decompression {
+    /// Whether the byte budget is the default, shared by every service so set.
+    pub(crate) fn has_default_budget(&self) -> bool {
+        let default = Decompression::default();
+        (self.heap_budget, self.heap_per_client) == (default.heap_budget, default.heap_per_client)
     }
 }

@@ -5,8 +5,8 @@
 //! clones, at most [`Decompression::queue`](super::Decompression::queue) more waiting for a turn
 //! (beyond that, or beyond the byte budget, a request gets 503 with `Retry-After` at once), no
 //! further than the end of the range asked for, and stopped when every request that wanted it
-//! is gone. No timer is needed: the bounds are counts, so the service works in any tokio
-//! runtime.
+//! is gone (one waiting for its turn leaves the queue at once). No timer is needed: the bounds
+//! are counts, so the service works in any tokio runtime.
 //!
 //! Without these, `xargs -P500 curl -H 'Range: bytes=0-0'` on a large gzip-stored file (curl
 //! sends no `Accept-Encoding`) kept every core busy decompressing whole files for one byte each.
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use bytes::Bytes;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
-use super::budget::{Budget, Lease};
+use super::budget::{self, Budget};
 use super::cache::DecompressedCache;
 use crate::EmbeddedFile;
 
@@ -34,6 +34,8 @@ pub(crate) struct DecompressionStats {
     pub abandoned: u64,
     /// Requests answered 503: the queue for a turn was full.
     pub refused: u64,
+    /// Decompressions waiting for a turn now.
+    pub waiting: usize,
     /// Decompressions running now.
     pub in_flight: usize,
     /// The most that ever ran at once; never above `limit`.
@@ -55,11 +57,11 @@ pub(crate) enum Failure {
     Corrupt,
 }
 
-/// A decompressed buffer and its lease of the byte budget, shared by the bodies made of it.
+/// A decompressed buffer (carrying its lease of the byte budget, unless the cache holds it),
+/// shared by the bodies made of it.
 #[derive(Debug, Clone)]
 pub(crate) struct Inflated {
     pub(crate) bytes: Bytes,
-    pub(crate) lease: Option<Arc<Lease>>,
     /// For a prefix (a range's bytes), the decompression's turn, held until the bodies have
     /// taken what they need of it (a small range is copied out, the prefix freed): so that at
     /// most [`Decompression::at_once`](super::Decompression::at_once) prefixes are alive
@@ -69,10 +71,18 @@ pub(crate) struct Inflated {
 }
 
 /// One decompression, shared by the requests that wait for it. They hold it; the work holds
-/// it weakly, and stops when no request does.
+/// it weakly, and stops when no request does (told by `abandoned` when the last lets go).
 struct Flight {
     result: OnceLock<Result<Inflated, Failure>>,
     done: Notify,
+    abandoned: Arc<Notify>,
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        // A permit is kept if the work is not waiting yet: it sees it when it does.
+        self.abandoned.notify_one();
+    }
 }
 
 /// Which bytes a flight makes: a file (by address: every file of a catalog is `'static`) up to
@@ -112,6 +122,9 @@ struct Job {
     upto: usize,
     cache: Option<(Arc<DecompressedCache>, usize)>,
     budget: Arc<Budget>,
+    /// The client of the request that began it: the one its lease is charged to.
+    client: Option<u128>,
+    abandoned: Arc<Notify>,
 }
 
 impl Inflater {
@@ -139,6 +152,7 @@ impl Inflater {
             merged: self.merged.load(Ordering::Relaxed),
             abandoned: self.abandoned.load(Ordering::Relaxed),
             refused: self.refused.load(Ordering::Relaxed),
+            waiting: self.waiting.load(Ordering::Relaxed),
             in_flight: self.in_flight.load(Ordering::Relaxed),
             peak_in_flight: self.peak_in_flight.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
@@ -174,9 +188,11 @@ impl Inflater {
                     flight
                 }
                 None => {
+                    let abandoned = Arc::new(Notify::new());
                     let flight = Arc::new(Flight {
                         result: OnceLock::new(),
                         done: Notify::new(),
+                        abandoned: Arc::clone(&abandoned),
                     });
                     flights.insert(key, Arc::downgrade(&flight));
                     let job = Job {
@@ -185,6 +201,8 @@ impl Inflater {
                         upto,
                         cache,
                         budget: Arc::clone(budget),
+                        client: budget::current_client(),
+                        abandoned,
                     };
                     tokio::spawn(Arc::clone(self).fly(job, Arc::downgrade(&flight)));
                     flight
@@ -204,7 +222,8 @@ impl Inflater {
     }
 
     /// The work of one flight: a turn, then the decompression on the blocking pool, then the
-    /// result handed to whoever still waits.
+    /// result handed to whoever still waits. A flight every request let go of while it waited
+    /// for its turn leaves the queue at once.
     async fn fly(self: Arc<Self>, job: Job, flight: Weak<Flight>) {
         let Job {
             key,
@@ -212,10 +231,20 @@ impl Inflater {
             upto,
             cache,
             budget,
+            client,
+            abandoned,
         } = job;
         // The bytes are leased once the work may start: waiting for a turn holds nothing.
-        let result = match self.turn().await {
-            Some(turn) => match budget.lease(upto) {
+        let turn = tokio::select! {
+            turn = self.turn() => turn,
+            () = abandoned.notified() => {
+                self.abandoned.fetch_add(1, Ordering::Relaxed);
+                self.forget(key, &flight);
+                return;
+            }
+        };
+        let result = match turn {
+            Some(turn) => match budget.lease_for(upto, client) {
                 Some(lease) => self
                     .decompress(file, upto, &flight)
                     .await
@@ -228,37 +257,43 @@ impl Inflater {
             }
         };
         let result = result.map(|result| {
-            result.map(|(bytes, mut lease, turn)| {
-                lease.shrink_to(bytes.len());
-                let mut lease = Some(Arc::new(lease));
-                let is_whole = bytes.len() == file.len();
-                if let Some((cache, index)) = &cache
-                    && is_whole
-                    && cache.insert(*index, bytes.clone())
-                {
-                    // The cache holds the bytes now, under its own budget.
-                    lease = None;
-                }
+            result.map(|(decompressed, lease, turn)| {
+                let is_whole = decompressed.len() == file.len();
+                let bytes = match cache.as_ref().filter(|_| is_whole) {
+                    Some((cache, index)) => {
+                        let bytes = Bytes::from(decompressed);
+                        if cache.insert(*index, bytes.clone()) {
+                            // The cache holds the bytes now, under its own budget.
+                            bytes
+                        } else {
+                            lease.attach(Vec::from(bytes))
+                        }
+                    }
+                    None => lease.attach(decompressed),
+                };
                 Inflated {
                     bytes,
-                    lease,
                     turn: (!is_whole).then(|| Arc::new(turn)),
                 }
             })
         });
-        {
-            let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
-            if flights.get(&key).is_some_and(|known| known.ptr_eq(&flight)) {
-                flights.remove(&key);
-            }
-        }
+        self.forget(key, &flight);
         if let (Some(result), Some(flight)) = (result, flight.upgrade()) {
             let _ = flight.result.set(result);
             flight.done.notify_waiters();
         }
     }
 
-    /// A turn at once, or after waiting in the queue; `None` when the queue is full.
+    /// Removes `flight` from the flights in progress, if it is the one known under `key`.
+    fn forget(&self, key: Key, flight: &Weak<Flight>) {
+        let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+        if flights.get(&key).is_some_and(|known| known.ptr_eq(flight)) {
+            flights.remove(&key);
+        }
+    }
+
+    /// A turn at once, or after waiting in the queue; `None` when the queue is full. Dropped
+    /// while it waits, it leaves the queue.
     async fn turn(&self) -> Option<OwnedSemaphorePermit> {
         if let Ok(turn) = Arc::clone(&self.turns).try_acquire_owned() {
             return Some(turn);
@@ -271,10 +306,15 @@ impl Inflater {
         if queued.is_err() {
             return None;
         }
+        struct Queued<'a>(&'a AtomicUsize);
+        impl Drop for Queued<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        let _queued = Queued(&self.waiting);
         // The semaphore is never closed, so this only ends with a turn.
-        let turn = Arc::clone(&self.turns).acquire_owned().await.ok();
-        self.waiting.fetch_sub(1, Ordering::AcqRel);
-        turn
+        Arc::clone(&self.turns).acquire_owned().await.ok()
     }
 
     /// Decompresses (the caller holds a turn); `None` when abandoned.
@@ -283,7 +323,7 @@ impl Inflater {
         file: &'static EmbeddedFile,
         upto: usize,
         flight: &Weak<Flight>,
-    ) -> Option<Result<Bytes, Failure>> {
+    ) -> Option<Result<Vec<u8>, Failure>> {
         let Some(compressed) = file.gzip() else {
             return Some(Err(Failure::Corrupt));
         };
@@ -303,7 +343,7 @@ impl Inflater {
         match job {
             Ok(Ok(Some(body))) => {
                 self.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
-                Some(Ok(Bytes::from(body)))
+                Some(Ok(body))
             }
             Ok(Ok(None)) => {
                 self.abandoned.fetch_add(1, Ordering::Relaxed);

@@ -58,6 +58,7 @@ mod encoding;
 pub mod future;
 mod head;
 mod inflate;
+mod memory_plan;
 mod multipart;
 mod not_found;
 mod outcome;
@@ -74,8 +75,6 @@ mod site;
 mod tags;
 
 pub use body::Body;
-#[cfg(feature = "rocket")]
-pub(crate) use budget::Lease;
 pub use build_error::BuildError;
 pub use builder::Builder;
 pub use config::Decompression;

@@ -270,12 +270,14 @@ impl ServeCatalog {
             decompressions_merged: inflate.merged,
             decompressions_abandoned: inflate.abandoned,
             decompressions_refused: inflate.refused,
+            decompressions_waiting: inflate.waiting,
             decompressions_running: inflate.in_flight,
             decompressions_peak: inflate.peak_in_flight,
             decompressed_bytes: inflate.bytes,
             heap_bytes,
             heap_peak,
             heap_budget,
+            heap_per_client: self.bodies.budget.share(),
             heap_refused,
         }
     }
@@ -302,6 +304,8 @@ pub struct Stats {
     pub decompressions_abandoned: u64,
     /// Requests answered 503: the queue for a turn was full.
     pub decompressions_refused: u64,
+    /// Decompressions waiting for a turn now.
+    pub decompressions_waiting: usize,
     /// Decompressions on the blocking pool now.
     pub decompressions_running: usize,
     /// The most that ever ran there at once; never above `Decompression::at_once`.
@@ -314,7 +318,9 @@ pub struct Stats {
     pub heap_peak: usize,
     /// The budget (`Decompression::heap_budget`).
     pub heap_budget: usize,
-    /// Requests answered 503 because their body did not fit the budget.
+    /// The most one client may hold (`Decompression::heap_per_client`).
+    pub heap_per_client: usize,
+    /// Requests answered 503 because their body did not fit the budget or their client's share.
     pub heap_refused: u64,
 }
 

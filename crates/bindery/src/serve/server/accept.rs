@@ -1,7 +1,9 @@
-//! The accept loop and one connection's life: a slot of the cap taken at accept (slots.rs),
-//! hyper serving the connection with the protocol limits (protocol.rs) while its watchdog keeps
-//! the deadlines (deadlines.rs, seen through delivery.rs), and a graceful shutdown in which
-//! requests in flight finish.
+//! The accept loop and one connection's life: a slot of the cap taken at accept (slots.rs) and
+//! held by the socket for as long as it is open, hyper serving the connection with the protocol
+//! limits (protocol.rs) on a task of its own while this one keeps the deadlines (deadlines.rs,
+//! seen through delivery.rs) and the stop signals; after an upgrade the same deadlines and
+//! signals follow the socket into the application's hands. Shutdown has an end: requests in
+//! flight get the grace, then every connection is closed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,13 +14,14 @@ use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::TcpStream;
 use tower_service::Service;
 
 use super::Server;
-use super::deadlines::{self, Activity, Clock, Deadlines};
-use super::delivery::{Tracking, Watched};
+use super::activity::{Activity, Stop};
+use super::clock::Clock;
+use super::deadlines::{self, Deadlines};
+use super::delivery::{Holds, Tracking, Watched};
 use super::limits;
 use super::slots::{Refused, Slot, Slots};
 
@@ -29,6 +32,11 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
 retry-after: 1\r\ncache-control: no-store\r\nconnection: close\r\ncontent-length: 55\r\n\r\n\
 {\"error\":\"too many connections\",\"status\":503,\"retry\":1}";
+
+/// How long a connection told to end for its resets (GOAWAY sent) may finish what it has in
+/// flight before it is closed; and how long shutdown waits, after the grace, for connections
+/// told to close to be gone.
+const LINGER: Duration = Duration::from_secs(1);
 
 impl Server {
     /// Serves `service` until the shutdown signal (SIGINT or SIGTERM unless
@@ -98,7 +106,6 @@ impl Server {
         let clock = Clock::new();
         tokio::spawn(Clock::run(Arc::downgrade(&clock)));
         let builder = protocol.builder();
-        let graceful = GracefulShutdown::new();
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(super::shutdown_signal()));
         while let Some((stream, peer)) = next_connection(&listener, &mut shutdown).await {
             let activity = Activity::new(&clock);
@@ -113,19 +120,21 @@ impl Server {
             if let Err(error) = stream.set_nodelay(true) {
                 tracing::debug!(%error, "cannot set TCP_NODELAY");
             }
+            #[cfg(unix)]
+            activity.attach_socket(std::os::fd::AsRawFd::as_raw_fd(&stream));
             let connection = Connection {
                 service: make_service(peer),
                 builder: builder.clone(),
-                watcher: graceful.watcher(),
                 slots: Arc::clone(&slots),
                 deadlines,
                 peer,
+                client: slot.client(),
                 activity,
             };
             spawn(connection, stream, slot, zero_copy);
         }
         drop(listener);
-        drain(graceful, shutdown_grace).await;
+        drain(&slots, shutdown_grace).await;
         if let Some(trimming) = trimming {
             trimming.abort();
         }
@@ -175,12 +184,23 @@ async fn next_connection(
     }
 }
 
-/// Waits up to `grace` for the connections `graceful` watches to finish their requests.
-async fn drain(graceful: GracefulShutdown, grace: Duration) {
+/// Ends every connection: each is asked to finish gracefully (HTTP/2 GOAWAY, no more HTTP/1
+/// keep-alive), given up to `grace` for the requests in flight, then closed, upgraded ones
+/// included; returns once all are gone, or [`LINGER`] after the grace.
+async fn drain(slots: &Slots, grace: Duration) {
     tracing::info!("shutting down: waiting for requests in flight");
-    tokio::select! {
-        () = graceful.shutdown() => tracing::info!("all connections closed"),
-        () = tokio::time::sleep(grace) => tracing::warn!("grace period over; closing"),
+    slots.stop_all(Stop::Shutdown);
+    if tokio::time::timeout(grace, slots.emptied()).await.is_ok() {
+        tracing::info!("all connections closed");
+        return;
+    }
+    tracing::warn!(open = slots.open(), "grace period over; closing");
+    slots.stop_all(Stop::Close);
+    if tokio::time::timeout(LINGER, slots.emptied()).await.is_err() {
+        tracing::warn!(
+            open = slots.open(),
+            "connections held past the grace by an application after an upgrade"
+        );
     }
 }
 
@@ -206,16 +226,24 @@ where
 struct Connection<S> {
     service: S,
     builder: auto::Builder<TokioExecutor>,
-    watcher: Watcher,
     slots: Arc<Slots>,
     deadlines: Deadlines,
     peer: SocketAddr,
+    client: Option<u128>,
     activity: Arc<Activity>,
 }
 
+/// How a connection's watch ended.
+enum Ended {
+    /// hyper is done with it: closed, or handed over by an upgrade.
+    Served,
+    /// Closed by this side.
+    Closed,
+}
+
 impl<S> Connection<S> {
-    /// Serves the connection on `io` until it ends or outlives a deadline (it is then dropped:
-    /// closed); `slot` is given back when it does.
+    /// Serves the connection on `io` until it ends, outlives a deadline or is told to stop
+    /// (it is then dropped: closed); `slot` is given back when the socket is dropped.
     async fn serve<I, B>(self, io: I, slot: Slot)
     where
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -225,43 +253,127 @@ impl<S> Connection<S> {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let _slot = slot;
         let Connection {
             service,
             builder,
-            watcher,
             slots,
             deadlines,
             peer,
+            client,
             activity,
         } = self;
-        let service = Tracking::new(service, Arc::clone(&activity));
-        let io = TokioIo::new(Watched::new(io, Arc::clone(&activity)));
-        let connection = watcher.watch(
-            builder
-                .serve_connection_with_upgrades(io, service)
-                .into_owned(),
-        );
+        let service = Tracking::new(service, Arc::clone(&activity), client);
+        let io = TokioIo::new(Watched::new(io, Holds::new(Arc::clone(&activity), slot)));
+        let connection = builder
+            .serve_connection_with_upgrades(io, service)
+            .into_owned();
         // The connection on a task of its own, and this one its watchdog: a wake of the
-        // connection (every read and write) polls hyper alone, not the deadlines beside it.
+        // connection (every read and write) polls hyper and one signal of its own, not the
+        // deadlines beside it.
+        let ending = Arc::clone(&activity);
         let mut serving = tokio::spawn(async move {
-            if let Err(error) = connection.await {
+            let mut connection = std::pin::pin!(connection);
+            let asked = ending.asked_to_end();
+            let mut asked = std::pin::pin!(asked);
+            let mut is_ending = false;
+            let result = std::future::poll_fn(|context| {
+                if !is_ending && asked.as_mut().poll(context).is_ready() {
+                    is_ending = true;
+                    connection.as_mut().graceful_shutdown();
+                }
+                connection.as_mut().poll(context)
+            })
+            .await;
+            if let Err(error) = result {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             }
         });
+        if let Ended::Closed = watch(&activity, deadlines, &slots, &mut serving, peer).await {
+            serving.abort();
+            return;
+        }
+        // hyper let go of the connection; if the socket is still open, an upgrade handed it
+        // to the application, and the deadlines and signals follow it there.
+        if activity.has_socket() {
+            watch_upgraded(&activity, deadlines, &slots, peer).await;
+        }
+    }
+}
+
+/// Keeps `activity`'s deadlines and stop signals while hyper serves the connection.
+async fn watch(
+    activity: &Arc<Activity>,
+    deadlines: Deadlines,
+    slots: &Slots,
+    serving: &mut tokio::task::JoinHandle<()>,
+    peer: SocketAddr,
+) -> Ended {
+    let mut linger_until = None;
+    loop {
+        let linger = async {
+            match linger_until {
+                Some(until) => tokio::time::sleep_until(until).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
-            _ = &mut serving => {}
-            reason = deadlines::watchdog(Arc::clone(&activity), deadlines) => {
-                serving.abort();
+            _ = &mut *serving => return Ended::Served,
+            reason = deadlines::watchdog(Arc::clone(activity), deadlines) => {
                 slots.record_expired(reason);
                 tracing::debug!(%peer, reason = reason.as_str(), "connection closed at its deadline");
+                return Ended::Closed;
             }
-            () = activity.evicted() => {
-                serving.abort();
-                tracing::debug!(%peer, "idle connection closed to make room for a new one");
+            () = linger => {
+                tracing::debug!(%peer, "connection closed after its GOAWAY for resets");
+                return Ended::Closed;
+            }
+            () = activity.stopped() => match activity.stop_reason() {
+                Some(Stop::Evicted) => {
+                    tracing::debug!(%peer, "connection closed to make room for another");
+                    return Ended::Closed;
+                }
+                Some(Stop::Close) => return Ended::Closed,
+                Some(Stop::Resets) if linger_until.is_none() => {
+                    tracing::debug!(%peer, "too many streams reset: GOAWAY");
+                    linger_until = Some(tokio::time::Instant::now() + LINGER);
+                }
+                _ => {}
+            },
+        }
+    }
+}
+
+/// Keeps an upgraded connection's deadline (no byte moved for
+/// [`Server::upgrade_idle_timeout`](super::Server::upgrade_idle_timeout)) and the cap's and
+/// shutdown's signals, until the application lets the socket go; at either, the socket is shut
+/// down under the application, which then reads its end.
+async fn watch_upgraded(
+    activity: &Arc<Activity>,
+    deadlines: Deadlines,
+    slots: &Slots,
+    peer: SocketAddr,
+) {
+    activity.set_upgraded();
+    slots.record_upgraded(1);
+    loop {
+        tokio::select! {
+            () = activity.socket_dropped() => break,
+            reason = deadlines::watchdog(Arc::clone(activity), deadlines) => {
+                slots.record_expired(reason);
+                tracing::debug!(%peer, "upgraded connection closed at its deadline");
+                activity.shut_socket();
+                break;
+            }
+            () = activity.stopped() => {
+                if activity.stop_reason().is_some_and(|reason| reason >= Stop::Evicted) {
+                    tracing::debug!(%peer, "upgraded connection closed");
+                    activity.shut_socket();
+                    break;
+                }
             }
         }
     }
+    slots.record_upgraded(-1);
 }
 
 /// Refuses a connection over the cap: one non-blocking write of [`REFUSAL`], then close.

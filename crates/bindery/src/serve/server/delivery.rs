@@ -1,12 +1,13 @@
 //! How an answer's delivery is seen: a response body that reports each frame hyper takes and
 //! ends its request only when hyper asks past the last one ([`Tracked`]), and a socket that
-//! reports bytes moving ([`Watched`]).
+//! reports bytes moving and HTTP/2 header blocks left open ([`Watched`]), and holds the
+//! connection's slot of the cap for as long as it is open, an upgrade included.
 //!
 //! hyper takes the next frame of a body only when the last one is on its way: HTTP/1 writes a
 //! frame larger than its write buffer (protocol.rs sizes it) before asking for more, and HTTP/2
-//! asks once the stream's flow-control window has room. So a body cut into bounded frames shows
-//! its delivery frame by frame, and one whose end is reported only when hyper asks for more
-//! stays in flight until its last bytes are handed to the socket.
+//! asks once it has handed the last to h2 (in_flight.rs says what that proves). So a body cut
+//! into bounded frames shows its delivery frame by frame, and one whose end is reported only
+//! when hyper asks for more stays in flight until its last bytes are handed over.
 
 use std::future::Future;
 use std::io;
@@ -16,32 +17,36 @@ use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
 use http::{Request, Response};
+use http_body::Body as _;
 use hyper::body::Incoming;
 use hyper_util::service::{TowerToHyperService, TowerToHyperServiceFuture};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::deadlines::{Activity, InFlight};
-
-/// The largest frame an HTTP/2 answer hands hyper at once: 64 KiB, four of h2's 16 KiB DATA
-/// frames, so a stream that moves at all shows progress at least every 64 KiB.
-pub const HTTP2_FRAME: usize = 64 * 1024;
+use super::activity::{Activity, InFlight};
+use super::frames::{Block, Frames};
+pub use super::in_flight::HTTP2_FRAME;
+use super::slots::Slot;
+use crate::serve::budget;
 
 /// A connection's service as hyper calls it: each request started on the connection's
-/// [`Activity`] when hyper calls it (its head is complete), its answer's body [`Tracked`]. The
+/// [`Activity`] when hyper calls it (its head is complete), its answer's body [`Tracked`], and
+/// the connection's client known to the byte budget while the service runs (budget.rs). The
 /// service is called as `axum::serve` calls it (cloned, made ready, called), with nothing
 /// boxed or allocated beside it.
 #[derive(Debug)]
 pub struct Tracking<S> {
     service: TowerToHyperService<S>,
     activity: Arc<Activity>,
+    client: Option<u128>,
 }
 
 impl<S> Tracking<S> {
-    /// `service`, reporting to `activity`.
-    pub fn new(service: S, activity: Arc<Activity>) -> Self {
+    /// `service`, reporting to `activity`, for `client` (none for a trusted proxy).
+    pub fn new(service: S, activity: Arc<Activity>, client: Option<u128>) -> Self {
         Tracking {
             service: TowerToHyperService::new(service),
             activity,
+            client,
         }
     }
 }
@@ -49,6 +54,7 @@ impl<S> Tracking<S> {
 impl<S, B> hyper::service::Service<Request<Incoming>> for Tracking<S>
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone,
+    B: http_body::Body,
 {
     type Response = Response<Tracked<B>>;
     type Error = S::Error;
@@ -56,9 +62,11 @@ where
 
     fn call(&self, request: Request<Incoming>) -> Answer<S> {
         let is_http2 = request.version() == http::Version::HTTP_2;
+        let has_body = !request.body().is_end_stream();
         Answer {
-            in_flight: self.activity.request_started(is_http2),
-            inner: self.service.call(request),
+            in_flight: self.activity.request_started(is_http2, has_body),
+            client: self.client,
+            inner: budget::for_client(self.client, || self.service.call(request)),
         }
     }
 }
@@ -72,18 +80,21 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: TowerToHyperServiceFuture<S, Request<Incoming>>,
         in_flight: InFlight,
+        client: Option<u128>,
     }
 }
 
 impl<S, B> Future for Answer<S>
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>>,
+    B: http_body::Body,
 {
     type Output = Result<Response<Tracked<B>>, S::Error>;
 
     fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let response = ready!(this.inner.poll(context))?;
+        let inner = this.inner;
+        let response = ready!(budget::for_client(*this.client, || inner.poll(context)))?;
         let in_flight = std::mem::take(this.in_flight);
         Poll::Ready(Ok(response.map(|body| Tracked::new(body, in_flight))))
     }
@@ -91,10 +102,10 @@ where
 
 pin_project_lite::pin_project! {
     /// A response body that ends its request with it (see [`InFlight`]) and records each frame
-    /// hyper takes as the request's progress. Frames pass through as they are, over HTTP/2 cut
-    /// to [`HTTP2_FRAME`] bytes so that each stream's progress shows (`Bytes::split_off`, no
-    /// copy: a `Bytes::from_static` body stays one); HTTP/1 writes whole frames and its socket's
-    /// bytes show progress.
+    /// hyper takes. Frames pass through as they are, over HTTP/2 cut to [`HTTP2_FRAME`] bytes
+    /// so that each stream's progress shows (`Bytes::split_off`, no copy: a
+    /// `Bytes::from_static` body stays one); HTTP/1 writes whole frames and its socket's bytes
+    /// show progress.
     pub struct Tracked<B> {
         #[pin]
         inner: B,
@@ -103,9 +114,12 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<B> Tracked<B> {
-    /// `inner`, ending `in_flight` with it.
-    pub fn new(inner: B, in_flight: InFlight) -> Self {
+impl<B: http_body::Body> Tracked<B> {
+    /// `inner`, ending `in_flight` with it. An empty body is complete as it is.
+    pub fn new(inner: B, mut in_flight: InFlight) -> Self {
+        if inner.is_end_stream() {
+            in_flight.finished();
+        }
         Tracked {
             inner,
             in_flight,
@@ -135,20 +149,27 @@ where
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, B::Error>>> {
         let this = self.project();
         if let Some(rest) = this.rest.take() {
-            this.in_flight.progressed();
             let data = cut(rest, this.in_flight, this.rest);
+            this.in_flight.took(data.len());
             return Poll::Ready(Some(Ok(http_body::Frame::data(data))));
         }
         match this.inner.poll_frame(context) {
             Poll::Ready(Some(Ok(frame))) => {
-                this.in_flight.progressed();
                 let frame = match frame.into_data() {
-                    Ok(data) => http_body::Frame::data(cut(data, this.in_flight, this.rest)),
-                    Err(other) => other,
+                    Ok(data) => {
+                        let data = cut(data, this.in_flight, this.rest);
+                        this.in_flight.took(data.len());
+                        http_body::Frame::data(data)
+                    }
+                    Err(other) => {
+                        this.in_flight.took(0);
+                        other
+                    }
                 };
                 Poll::Ready(Some(Ok(frame)))
             }
             ended @ Poll::Ready(None | Some(Err(_))) => {
+                this.in_flight.finished();
                 this.in_flight.end();
                 ended
             }
@@ -161,7 +182,7 @@ where
     /// ends when hyper has written it: [`InFlight::ends_at_flush`]); over HTTP/2 only once it
     /// has said `None`, so that hyper asks for its end after the last frame.
     fn is_end_stream(&self) -> bool {
-        let unsent = !self.in_flight.has_progressed() || self.in_flight.ends_at_flush();
+        let unsent = !self.in_flight.has_taken() || self.in_flight.ends_at_flush();
         unsent && self.rest.is_none() && self.inner.is_end_stream()
     }
 
@@ -177,19 +198,50 @@ where
     }
 }
 
+/// What a socket holds for its connection: the slot of the cap, given back with the socket
+/// (after an upgrade, when the application lets it go), and the activity told first that the
+/// socket is going, before its descriptor closes.
+#[derive(Debug)]
+pub struct Holds {
+    activity: Arc<Activity>,
+    _slot: Slot,
+}
+
+impl Holds {
+    pub(super) fn new(activity: Arc<Activity>, slot: Slot) -> Self {
+        Holds {
+            activity,
+            _slot: slot,
+        }
+    }
+}
+
+impl Drop for Holds {
+    fn drop(&mut self) {
+        self.activity.detach_socket();
+    }
+}
+
 pin_project_lite::pin_project! {
-    /// A socket that records when bytes move. Vectored writes pass through as vectored writes.
+    /// A socket that records when bytes move and follows the client's HTTP/2 header blocks.
+    /// Vectored writes pass through as vectored writes. What it [`Holds`] is let go before the
+    /// socket closes.
     pub struct Watched<T> {
+        holds: Holds,
         #[pin]
         inner: T,
-        activity: Arc<Activity>,
+        frames: Frames,
     }
 }
 
 impl<T> Watched<T> {
-    /// `inner`, reporting to `activity`.
-    pub fn new(inner: T, activity: Arc<Activity>) -> Self {
-        Watched { inner, activity }
+    /// `inner`, reporting to the activity `holds` names.
+    pub fn new(inner: T, holds: Holds) -> Self {
+        Watched {
+            holds,
+            inner,
+            frames: Frames::default(),
+        }
     }
 }
 
@@ -202,8 +254,14 @@ impl<T: AsyncRead> AsyncRead for Watched<T> {
         let this = self.project();
         let before = buf.filled().len();
         let polled = this.inner.poll_read(context, buf);
-        if buf.filled().len() > before {
-            this.activity.bytes_read();
+        let read = &buf.filled()[before..];
+        if !read.is_empty() {
+            let activity = &this.holds.activity;
+            activity.bytes_read();
+            this.frames.feed(read, &mut |block| match block {
+                Block::Opened => activity.header_block_opened(),
+                Block::Closed => activity.header_block_closed(),
+            });
         }
         polled
     }
@@ -218,7 +276,7 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         let this = self.project();
         let polled = this.inner.poll_write(context, buf);
         if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
-            this.activity.bytes_written();
+            this.holds.activity.bytes_written();
         }
         polled
     }
@@ -231,7 +289,7 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         let this = self.project();
         let polled = this.inner.poll_write_vectored(context, bufs);
         if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
-            this.activity.bytes_written();
+            this.holds.activity.bytes_written();
         }
         polled
     }
@@ -246,7 +304,7 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         let this = self.project();
         let polled = this.inner.poll_flush(context);
         if let Poll::Ready(Ok(())) = polled {
-            this.activity.flushed();
+            this.holds.activity.flushed();
         }
         polled
     }
@@ -266,7 +324,8 @@ mod tests {
     use http_body_util::{Empty, Full};
 
     use super::{HTTP2_FRAME, Tracked};
-    use crate::serve::server::deadlines::{Activity, Clock};
+    use crate::serve::server::activity::Activity;
+    use crate::serve::server::clock::Clock;
 
     fn poll<B: http_body::Body<Data = Bytes> + Unpin>(body: &mut B) -> Option<Bytes> {
         let mut context = Context::from_waker(std::task::Waker::noop());
@@ -280,7 +339,7 @@ mod tests {
     fn http2_frames_are_cut_without_copies_and_the_request_ends_after_the_last() {
         static BYTES: [u8; 2 * HTTP2_FRAME + 10] = [7; 2 * HTTP2_FRAME + 10];
         let activity = Activity::new(&Clock::new());
-        let in_flight = activity.request_started(true);
+        let in_flight = activity.request_started(true, false);
         let mut body = Tracked::new(Full::new(Bytes::from_static(&BYTES)), in_flight);
         assert!(!body.is_end_stream());
         let mut frames = Vec::new();
@@ -300,7 +359,10 @@ mod tests {
     #[test]
     fn an_empty_body_says_so_and_ends_when_dropped() {
         let activity = Activity::new(&Clock::new());
-        let body = Tracked::new(Empty::<Bytes>::new(), activity.request_started(false));
+        let body = Tracked::new(
+            Empty::<Bytes>::new(),
+            activity.request_started(false, false),
+        );
         assert!(body.is_end_stream());
         assert!(!activity.is_idle());
         drop(body);
@@ -318,7 +380,7 @@ mod tests {
         let activity = Activity::new(&Clock::new());
         let mut body = Tracked::new(
             Full::new(Bytes::from_static(&BYTES)),
-            activity.request_started(false),
+            activity.request_started(false, false),
         );
         assert!(!body.is_end_stream());
         assert_eq!(poll(&mut body).as_deref(), Some(&BYTES[..]));

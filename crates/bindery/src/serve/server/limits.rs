@@ -108,78 +108,26 @@ pub(super) fn descriptor_limit() -> u64 {
 /// The memory this process may use: the smallest of its cgroup's limits (v2 `memory.max`, v1
 /// `memory.limit_in_bytes`, the groups above included) and the machine's memory; `None` where
 /// none can be read.
+///
+/// ```
+/// assert!(bindery::serve::server::memory_limit().is_some_and(|bytes| bytes > 0));
+/// ```
 pub fn memory_limit() -> Option<u64> {
-    let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    let physical = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|meminfo| physical_memory(&meminfo));
-    cgroup_limits(&cgroups, &|path| std::fs::read_to_string(path).ok())
-        .into_iter()
-        .chain(physical)
-        .min()
-}
-
-/// `MemTotal` of `/proc/meminfo`, in bytes.
-fn physical_memory(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
-    let kilobytes: u64 = line
-        .trim_start_matches("MemTotal:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    kilobytes.checked_mul(1024)
-}
-
-/// The memory limits of the groups named by `/proc/self/cgroup` and of every group above them,
-/// read with `read` (v2 under `/sys/fs/cgroup` or `/sys/fs/cgroup/unified`, v1 under
-/// `/sys/fs/cgroup/memory`); "max" and v1's huge "no limit" numbers are no limit.
-fn cgroup_limits(cgroups: &str, read: &dyn Fn(&str) -> Option<String>) -> Vec<u64> {
-    let mut limits = Vec::new();
-    for line in cgroups.lines() {
-        let mut fields = line.splitn(3, ':');
-        let (Some(_), Some(controllers), Some(path)) =
-            (fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        let files: &[&str] = match controllers {
-            "" => &[
-                "/sys/fs/cgroup{}/memory.max",
-                "/sys/fs/cgroup/unified{}/memory.max",
-            ],
-            list if list.split(',').any(|name| name == "memory") => {
-                &["/sys/fs/cgroup/memory{}/memory.limit_in_bytes"]
-            }
-            _ => continue,
-        };
-        let mut group = path.trim_end_matches('/').to_owned();
-        loop {
-            for file in files {
-                let limit = read(&file.replace("{}", &group))
-                    .and_then(|text| text.trim().parse::<u64>().ok())
-                    .filter(|limit| *limit < (1 << 60));
-                limits.extend(limit);
-            }
-            match group.rfind('/') {
-                Some(parent) => group.truncate(parent),
-                None => break,
-            }
-        }
-    }
-    limits
+    crate::serve::memory_plan::memory_limit()
 }
 
 /// The connection cap for a descriptor limit and a memory limit: `requested`, when it fits the
 /// descriptors, or the default: [`MAX_DEFAULT_CONNECTIONS`] bounded by the descriptors and by
-/// half the memory over [`WORST_CASE_CONNECTION_BYTES`] (the rest is the application's).
+/// the memory connections may spend over [`WORST_CASE_CONNECTION_BYTES`]: half the memory
+/// (the rest is the application's) less the default byte budget of heap bodies (an eighth of
+/// the memory, at most 256 MiB: [`Decompression::heap_budget`](crate::serve::Decompression)).
 ///
 /// ```
 /// use bindery::serve::server::connection_cap;
 /// assert_eq!(connection_cap(None, 1024, None), Ok(960));
 /// assert_eq!(connection_cap(None, 1 << 20, None), Ok(16_384));
-/// assert_eq!(connection_cap(None, 1 << 20, Some(512 << 20)), Ok(682), "512 MiB");
+/// assert_eq!(connection_cap(None, 1 << 20, Some(512 << 20)), Ok(512), "512 MiB");
+/// assert_eq!(connection_cap(None, 1 << 20, Some(256 << 20)), Ok(256), "256 MiB");
 /// assert_eq!(connection_cap(Some(100), 1024, Some(512 << 20)), Ok(100));
 /// assert!(connection_cap(Some(5000), 1024, None).is_err());
 /// ```
@@ -200,38 +148,12 @@ pub fn connection_cap(
         }
         Some(requested) => requested,
         None => {
-            let by_memory =
-                memory_limit.map_or(u64::MAX, |memory| memory / 2 / WORST_CASE_CONNECTION_BYTES);
+            let by_memory = memory_limit.map_or(u64::MAX, |memory| {
+                crate::serve::memory_plan::connection_bytes_for(memory)
+                    / WORST_CASE_CONNECTION_BYTES
+            });
             available.min(by_memory).clamp(1, MAX_DEFAULT_CONNECTIONS)
         }
     };
     Ok(usize::try_from(cap).unwrap_or(usize::MAX))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{cgroup_limits, physical_memory};
-
-    #[test]
-    fn memory_limits_come_from_every_cgroup_version_and_the_groups_above() {
-        let files = |path: &str| {
-            match path {
-                "/sys/fs/cgroup/memory/a/b/memory.limit_in_bytes" => Some("9223372036854771712\n"),
-                "/sys/fs/cgroup/memory/a/memory.limit_in_bytes" => Some("1073741824\n"),
-                "/sys/fs/cgroup/unified/svc/memory.max" => Some("max\n"),
-                "/sys/fs/cgroup/memory.max" => Some("536870912\n"),
-                _ => None,
-            }
-            .map(str::to_owned)
-        };
-        assert_eq!(
-            cgroup_limits("4:memory:/a/b\n0::/svc\n2:cpu:/x\n", &files),
-            [1 << 30, 512 << 20]
-        );
-        assert_eq!(cgroup_limits("4:memory:/\n", &files), Vec::<u64>::new());
-        assert_eq!(
-            physical_memory("MemTotal:       24562100 kB\nMemFree: 1 kB\n"),
-            Some(24_562_100 * 1024)
-        );
-    }
 }

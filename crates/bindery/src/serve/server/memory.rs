@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use super::slots::ConnectionCounters;
+use super::counters::ConnectionCounters;
 
 /// How often the open connections are compared with their peak.
 pub const CHECK_EVERY: Duration = Duration::from_secs(5);

@@ -46,8 +46,14 @@
 //! `axum::serve`, actix-web and rocket.
 
 mod accept;
+mod activity;
+mod clock;
+mod counters;
 mod deadlines;
 mod delivery;
+mod frames;
+mod holders;
+mod in_flight;
 mod limits;
 mod memory;
 mod protocol;
@@ -62,6 +68,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
+pub use counters::{ConnectionCounters, ConnectionStats};
 pub use deadlines::Expired;
 pub use limits::{
     CapError, LISTEN_BACKLOG, MAX_DEFAULT_CONNECTIONS, RESERVED_DESCRIPTORS,
@@ -73,7 +80,7 @@ pub use protocol::{
 };
 pub use proxy::{BadHeader, BadRange, ForwardingHeader, TrustedProxies, Unknown};
 pub use signal::shutdown_signal;
-pub use slots::{ClientKey, ConnectionCounters, ConnectionStats, DEFAULT_PER_CLIENT};
+pub use slots::{ClientKey, DEFAULT_PER_CLIENT};
 
 /// The default [`Server::header_read_timeout`]: 10 s.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -81,6 +88,8 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default [`Server::shutdown_grace`]: 30 s.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+/// The default [`Server::upgrade_idle_timeout`]: 300 s.
+pub const DEFAULT_UPGRADE_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -145,6 +154,7 @@ impl Server {
             deadlines: deadlines::Deadlines {
                 first_request: DEFAULT_HEADER_READ_TIMEOUT,
                 idle: DEFAULT_IDLE_TIMEOUT,
+                upgraded: DEFAULT_UPGRADE_IDLE_TIMEOUT,
             },
             protocol: protocol::Protocol::default(),
             max_connections: None,
@@ -204,6 +214,16 @@ impl Server {
     /// the stream takes no 64 KiB frame), before the connection is closed. Default 60 s.
     pub fn idle_timeout(mut self, limit: Duration) -> Self {
         self.deadlines.idle = limit;
+        self
+    }
+
+    /// After an upgrade (a WebSocket handed to the application): how long no byte may move
+    /// either way before the socket is shut down under the application, which then reads its
+    /// end. The connection keeps its slot of the cap until the application lets it go, and
+    /// shutdown closes it at the end of the grace. Default 300 s; an application that pings
+    /// its clients keeps them alive.
+    pub fn upgrade_idle_timeout(mut self, limit: Duration) -> Self {
+        self.deadlines.upgraded = limit;
         self
     }
 

@@ -1,26 +1,52 @@
 //! The connection cap, fair: at most `cap` connections open, at most `per_client` of them from
-//! one client (an IPv4 address, an IPv6 /64), and at either limit the connection idle the
-//! longest (of that client, or of all) is closed to make room before a new one is refused. So
-//! one client holding every slot with idle keep-alive connections delays nobody else.
+//! one client (an IPv4 address, an IPv6 /64). At either limit the connection idle the longest
+//! (of that client, or of all) is closed to make room. At the cap with nothing idle, the client
+//! holding the most (counted block by block: holders.rs) gives up its oldest connection, busy
+//! or not, unless the newcomer is that client, which is then refused. So no small group of
+//! addresses can hold every slot, however busy they keep them.
+//!
+//! Every choice is O(log n): idle connections are kept ordered by when they went idle (each
+//! connection reports its turns between idle and busy: [`Slots::reconcile`]), holders by count.
 //!
 //! Connections from a trusted proxy count against the cap only: a proxy's pooled upstream
 //! connections carry many clients in turn, so no one client can be charged for them (limit
-//! clients at the proxy: nginx's `limit_conn`). SECURITY.md has the reasoning.
+//! clients at the proxy: nginx's `limit_conn`), and they are closed for room only when idle.
+//!
+//! Streams a client resets after they were answered (HTTP/2's rapid reset, past what h2 counts
+//! before accept) are counted per client, in a bucket that outlives the connection: past
+//! [`RESET_BURST`], refilled at [`RESETS_PER_SECOND`], the connection that resets is ended.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::deadlines::{Activity, Expired};
+use tokio::sync::Notify;
+
+use super::activity::{Activity, Stop};
+use super::counters::ConnectionCounters;
+use super::deadlines::Expired;
+use super::holders::{Holders, Lineage};
 use super::proxy::TrustedProxies;
 
 /// The default number of connections one client may hold open
 /// ([`Server::max_connections_per_client`](super::Server::max_connections_per_client)).
 pub const DEFAULT_PER_CLIENT: usize = 256;
 
+/// Answered HTTP/2 streams one client may reset at once before the connection that resets is
+/// ended; the allowance refills at [`RESETS_PER_SECOND`].
+pub(super) const RESET_BURST: u64 = 512;
+
+/// How fast the reset allowance refills.
+pub(super) const RESETS_PER_SECOND: u64 = 64;
+
+/// The most reset allowances remembered for clients with no connection open; past it the
+/// refilled ones are forgotten.
+const REMEMBERED_RESETS: usize = 4096;
+
 /// Who a connection is charged to: an IPv4 address, or the /64 network of an IPv6 one (one
-/// subscriber's allocation); IPv4-mapped IPv6 addresses count as IPv4.
+/// subscriber's allocation); IPv4-mapped IPv6 addresses count as IPv4. At the cap, clients are
+/// also counted by block (an IPv4 /24; an IPv6 /56 and /48).
 ///
 /// ```
 /// use bindery::serve::server::ClientKey;
@@ -43,58 +69,107 @@ impl ClientKey {
             v4 => ClientKey(v4),
         }
     }
+
+    /// The key as one number (IPv4 mapped into `::ffff:0:0/96`), for the byte budget's shares.
+    pub(super) fn bits(self) -> u128 {
+        match self.0 {
+            IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
+            IpAddr::V6(v6) => u128::from(v6),
+        }
+    }
 }
 
 /// Why a connection was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Refused {
-    /// Every slot is taken by a connection with a request in flight.
+    /// The cap is reached with nothing idle, and the newcomer holds the most.
     Full,
     /// The client holds its share, each with a request in flight.
     PerClient,
 }
 
+/// A reset allowance: resets counted, draining at [`RESETS_PER_SECOND`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Resets {
+    level: u64,
+    at: u64,
+}
+
+impl Resets {
+    /// The level at `now` (milliseconds).
+    fn drained(self, now: u64) -> u64 {
+        let drained = now
+            .saturating_sub(self.at)
+            .saturating_mul(RESETS_PER_SECOND)
+            / 1000;
+        self.level.saturating_sub(drained)
+    }
+
+    /// Counts one reset at `now`; whether the allowance is spent.
+    fn count(&mut self, now: u64) -> bool {
+        self.level = self.drained(now) + 1;
+        self.at = now;
+        self.level > RESET_BURST
+    }
+}
+
 struct Open {
-    client: Option<ClientKey>,
+    client: Option<(ClientKey, Lineage)>,
     activity: Arc<Activity>,
+    /// When it went idle, as filed in the idle sets; `None` while busy.
+    idle_since: Option<u64>,
+    resets: Resets,
 }
 
 #[derive(Default)]
 struct Registry {
     open: HashMap<u64, Open>,
-    by_client: HashMap<ClientKey, usize>,
+    /// Every idle connection: (idle since, id).
+    idle: BTreeSet<(u64, u64)>,
+    holders: Holders,
+    /// Reset allowances by client, kept while a client's is not refilled.
+    resets: HashMap<ClientKey, Resets>,
     next_id: u64,
 }
 
 impl Registry {
-    /// The connection idle the longest, among those of `client` (or all): the one to close.
-    fn longest_idle(&self, client: Option<ClientKey>) -> Option<u64> {
-        self.open
-            .iter()
-            .filter(|(_, open)| client.is_none() || open.client == client)
-            .filter(|(_, open)| open.activity.is_idle())
-            .min_by_key(|(_, open)| open.activity.idle_since())
-            .map(|(id, _)| *id)
-    }
-
     /// Closes connection `id` (its task is told; its slot is free now).
     fn evict(&mut self, id: u64) {
         if let Some(open) = self.remove(id) {
-            open.activity.evict();
+            open.activity.stop(Stop::Evicted);
         }
     }
 
     fn remove(&mut self, id: u64) -> Option<Open> {
         let open = self.open.remove(&id)?;
-        if let Some(client) = open.client {
-            if let Some(count) = self.by_client.get_mut(&client) {
-                *count -= 1;
-                if *count == 0 {
-                    self.by_client.remove(&client);
-                }
-            }
+        if let Some(since) = open.idle_since {
+            self.idle.remove(&(since, id));
+        }
+        if let Some((_, lineage)) = &open.client {
+            self.holders.remove(lineage, id, open.idle_since);
         }
         Some(open)
+    }
+
+    /// The connection to close for a newcomer `client` at the cap: the longest idle, else the
+    /// oldest of the client holding the most, unless that is the newcomer.
+    fn victim_at_cap(&self, client: Option<&Lineage>) -> Result<(u64, bool), Refused> {
+        if let Some((_, id)) = self.idle.first() {
+            return Ok((*id, false));
+        }
+        let largest = self.holders.largest().ok_or(Refused::Full)?;
+        if client.is_some_and(|client| client.client() == largest) {
+            return Err(Refused::Full);
+        }
+        let id = self.holders.oldest(largest).ok_or(Refused::Full)?;
+        Ok((id, true))
+    }
+
+    /// Forgets the refilled allowances of clients with no connection, when there are many.
+    fn forget_refilled(&mut self, now: u64) {
+        if self.resets.len() > REMEMBERED_RESETS {
+            self.resets.retain(|_, resets| resets.drained(now) > 0);
+        }
     }
 }
 
@@ -106,6 +181,8 @@ pub(super) struct Slots {
     trusted: TrustedProxies,
     registry: Mutex<Registry>,
     counters: ConnectionCounters,
+    /// Told when the last connection is gone.
+    emptied: Notify,
 }
 
 impl std::fmt::Debug for Slots {
@@ -136,6 +213,7 @@ impl Slots {
             trusted,
             registry: Mutex::new(Registry::default()),
             counters,
+            emptied: Notify::new(),
         })
     }
 
@@ -144,21 +222,23 @@ impl Slots {
         self.registry.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A slot for a connection from `peer` with `activity`, closing the connection idle the
-    /// longest where a limit is reached; refused (and counted) when none is idle.
+    /// A slot for a connection from `peer` with `activity`, closing another where a limit is
+    /// reached (see the module docs); refused (and counted) when none may be closed.
     pub(super) fn take(
         self: &Arc<Self>,
         peer: IpAddr,
         activity: &Arc<Activity>,
     ) -> Result<Slot, Refused> {
-        let client = (!self.trusted.trusts(peer)).then(|| ClientKey::of(peer));
+        let client = (!self.trusted.trusts(peer)).then(|| {
+            let key = ClientKey::of(peer);
+            (key, Lineage::of(key.0))
+        });
         let counters = &self.counters.0;
         let mut registry = self.lock();
-        let share = client.map_or(0, |client| {
-            registry.by_client.get(&client).copied().unwrap_or(0)
-        });
-        if client.is_some() && share >= self.per_client {
-            let Some(victim) = registry.longest_idle(client) else {
+        if let Some((_, lineage)) = &client
+            && registry.holders.count(lineage) >= self.per_client
+        {
+            let Some(victim) = registry.holders.longest_idle(lineage.client()) else {
                 counters.refused_per_client.fetch_add(1, Ordering::Relaxed);
                 return Err(Refused::PerClient);
             };
@@ -166,33 +246,110 @@ impl Slots {
             counters.evicted.fetch_add(1, Ordering::Relaxed);
         }
         if registry.open.len() >= self.cap {
-            let Some(victim) = registry.longest_idle(None) else {
-                counters.refused_full.fetch_add(1, Ordering::Relaxed);
-                return Err(Refused::Full);
-            };
-            registry.evict(victim);
-            counters.evicted.fetch_add(1, Ordering::Relaxed);
+            match registry.victim_at_cap(client.as_ref().map(|(_, lineage)| lineage)) {
+                Ok((victim, is_busy)) => {
+                    registry.evict(victim);
+                    let counter = if is_busy {
+                        &counters.evicted_busy
+                    } else {
+                        &counters.evicted
+                    };
+                    counter.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(refused) => {
+                    counters.refused_full.fetch_add(1, Ordering::Relaxed);
+                    return Err(refused);
+                }
+            }
         }
         let id = registry.next_id;
         registry.next_id += 1;
+        if let Some((_, lineage)) = &client {
+            registry.holders.add(lineage, id);
+        }
         registry.open.insert(
             id,
             Open {
                 client,
                 activity: Arc::clone(activity),
+                idle_since: None,
+                resets: Resets::default(),
             },
         );
-        if let Some(client) = client {
-            *registry.by_client.entry(client).or_default() += 1;
-        }
-        counters.open.store(registry.open.len(), Ordering::Relaxed);
-        counters
-            .peak
-            .fetch_max(registry.open.len(), Ordering::Relaxed);
+        activity.link(Arc::downgrade(self), id);
+        Self::reconcile_locked(&mut registry, id);
+        self.publish(&registry);
         Ok(Slot {
             slots: Arc::clone(self),
             id,
+            client: client.map(|(key, _)| key.bits()),
         })
+    }
+
+    /// Files connection `id` as idle or busy, as its activity says now: called after each of
+    /// its turns between the two (and reading the state under the lock, so that the last of
+    /// two racing turns files what both left).
+    pub(super) fn reconcile(&self, id: u64) {
+        Self::reconcile_locked(&mut self.lock(), id);
+    }
+
+    fn reconcile_locked(registry: &mut Registry, id: u64) {
+        let Registry {
+            open,
+            idle,
+            holders,
+            ..
+        } = registry;
+        let Some(open) = open.get_mut(&id) else {
+            return;
+        };
+        let now = open.activity.is_idle().then(|| open.activity.idle_since());
+        if open.idle_since == now {
+            return;
+        }
+        if let Some(since) = open.idle_since {
+            idle.remove(&(since, id));
+        }
+        if let Some(since) = now {
+            idle.insert((since, id));
+        }
+        if let Some((_, lineage)) = &open.client {
+            holders.set_idle(lineage, id, open.idle_since, now);
+        }
+        open.idle_since = now;
+    }
+
+    /// Counts a stream of connection `id` reset after it was answered, at `now`; whether the
+    /// connection's or its client's allowance is spent (the connection is then told to end).
+    pub(super) fn count_reset(&self, id: u64, now: u64) -> bool {
+        let mut registry = self.lock();
+        let Some(open) = registry.open.get_mut(&id) else {
+            return false;
+        };
+        let mut is_spent = open.resets.count(now);
+        let client = open.client.map(|(key, _)| key);
+        let activity = Arc::clone(&open.activity);
+        if let Some(key) = client {
+            is_spent |= registry.resets.entry(key).or_default().count(now);
+        }
+        if is_spent {
+            self.counters
+                .0
+                .reset_limited
+                .fetch_add(1, Ordering::Relaxed);
+            activity.stop(Stop::Resets);
+        }
+        is_spent
+    }
+
+    /// Whether the client of `peer` has spent its reset allowance (its connections are then
+    /// ended at their first reset).
+    #[cfg(test)]
+    fn is_reset_limited(&self, peer: IpAddr, now: u64) -> bool {
+        self.lock()
+            .resets
+            .get(&ClientKey::of(peer))
+            .is_some_and(|resets| resets.drained(now) >= RESET_BURST)
     }
 
     /// Counts a connection the watchdog closed.
@@ -200,21 +357,96 @@ impl Slots {
         self.counters.0.expired[reason.index()].fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts a connection upgraded (`+1`) or one such gone (`-1`).
+    pub(super) fn record_upgraded(&self, delta: isize) {
+        let upgraded = &self.counters.0.upgraded;
+        if delta > 0 {
+            upgraded.fetch_add(1, Ordering::Relaxed);
+        } else {
+            upgraded.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How many connections are open now.
+    pub(super) fn open(&self) -> usize {
+        self.lock().open.len()
+    }
+
+    /// Completes when no connection is open.
+    pub(super) async fn emptied(&self) {
+        loop {
+            let emptied = self.emptied.notified();
+            let mut emptied = std::pin::pin!(emptied);
+            // Registered before the check, so a release in between still wakes this.
+            emptied.as_mut().enable();
+            if self.open() == 0 {
+                return;
+            }
+            emptied.await;
+        }
+    }
+
+    /// Tells every open connection to stop for `reason`.
+    pub(super) fn stop_all(&self, reason: Stop) {
+        let activities: Vec<Arc<Activity>> = self
+            .lock()
+            .open
+            .values()
+            .map(|open| Arc::clone(&open.activity))
+            .collect();
+        for activity in activities {
+            activity.stop(reason);
+        }
+    }
+
+    fn publish(&self, registry: &Registry) {
+        let counters = &self.counters.0;
+        let open = registry.open.len();
+        counters.open.store(open, Ordering::Relaxed);
+        counters.peak.fetch_max(open, Ordering::Relaxed);
+        let (largest, clients) = registry.holders.figures();
+        counters.largest_client.store(largest, Ordering::Relaxed);
+        counters.clients.store(clients, Ordering::Relaxed);
+    }
+
     fn release(&self, id: u64) {
         let mut registry = self.lock();
-        registry.remove(id);
-        self.counters
-            .0
-            .open
-            .store(registry.open.len(), Ordering::Relaxed);
+        if let Some(open) = registry.remove(id)
+            && let Some((key, _)) = open.client
+        {
+            let now = open.activity.now();
+            // The client's allowance outlives its connections until it refills.
+            if registry
+                .resets
+                .get(&key)
+                .is_some_and(|resets| resets.drained(now) == 0)
+                && registry.holders.count(&Lineage::of(key.0)) == 0
+            {
+                registry.resets.remove(&key);
+            }
+            registry.forget_refilled(now);
+        }
+        self.publish(&registry);
+        if registry.open.is_empty() {
+            self.emptied.notify_waiters();
+        }
     }
 }
 
-/// A taken connection slot.
+/// A taken connection slot, given back when dropped.
 #[derive(Debug)]
 pub(super) struct Slot {
     slots: Arc<Slots>,
     id: u64,
+    /// The client it is charged to (none for a trusted proxy), as the byte budget counts it.
+    client: Option<u128>,
+}
+
+impl Slot {
+    /// The client it is charged to, as the byte budget counts it.
+    pub(super) fn client(&self) -> Option<u128> {
+        self.client
+    }
 }
 
 impl Drop for Slot {
@@ -223,160 +455,5 @@ impl Drop for Slot {
     }
 }
 
-#[derive(Debug, Default)]
-struct Counters {
-    cap: AtomicUsize,
-    per_client: AtomicUsize,
-    open: AtomicUsize,
-    /// The most open at once since [`ConnectionCounters::peak_open_since_read`] last read it.
-    peak: AtomicUsize,
-    refused_full: AtomicU64,
-    refused_per_client: AtomicU64,
-    evicted: AtomicU64,
-    expired: [AtomicU64; Expired::ALL.len()],
-}
-
-/// A [`Server`](super::Server)'s connection counters, read while it runs: take it with
-/// [`Server::counters`](super::Server::counters) before `serve`, keep it in your state, read
-/// [`stats`](Self::stats) for a `/metrics` page. Cheap to clone.
-///
-/// ```
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let server = bindery::serve::Server::bind("127.0.0.1:0").await?.max_connections(100);
-/// let counters = server.counters();
-/// assert_eq!(counters.stats().open, 0);
-/// # Ok::<(), std::io::Error>(())
-/// # }).unwrap();
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct ConnectionCounters(Arc<Counters>);
-
-impl ConnectionCounters {
-    /// The most connections open at once since the last call; resets it to those open now.
-    pub(super) fn peak_open_since_read(&self) -> usize {
-        let open = self.0.open.load(Ordering::Relaxed);
-        self.0.peak.swap(open, Ordering::Relaxed).max(open)
-    }
-
-    /// What the counters say now (caps are 0 until the server starts).
-    pub fn stats(&self) -> ConnectionStats {
-        let counters = &self.0;
-        ConnectionStats {
-            cap: counters.cap.load(Ordering::Relaxed),
-            per_client: counters.per_client.load(Ordering::Relaxed),
-            open: counters.open.load(Ordering::Relaxed),
-            refused_full: counters.refused_full.load(Ordering::Relaxed),
-            refused_per_client: counters.refused_per_client.load(Ordering::Relaxed),
-            evicted: counters.evicted.load(Ordering::Relaxed),
-            expired: Expired::ALL
-                .map(|reason| counters.expired[reason.index()].load(Ordering::Relaxed)),
-        }
-    }
-}
-
-/// A [`Server`](super::Server)'s connection counters at one moment
-/// ([`ConnectionCounters::stats`]).
-///
-/// ```
-/// let stats = bindery::serve::server::ConnectionCounters::default().stats();
-/// assert_eq!((stats.open, stats.refused_full, stats.evicted), (0, 0, 0));
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ConnectionStats {
-    /// The cap ([`Server::max_connections`](super::Server::max_connections)).
-    pub cap: usize,
-    /// The cap per client
-    /// ([`Server::max_connections_per_client`](super::Server::max_connections_per_client)).
-    pub per_client: usize,
-    /// Open now.
-    pub open: usize,
-    /// Refused at accept since start: every slot held by a connection with a request in flight.
-    pub refused_full: u64,
-    /// Refused at accept: the client held its share, each with a request in flight.
-    pub refused_per_client: u64,
-    /// Idle connections closed to make room for a new one.
-    pub evicted: u64,
-    /// Closed by the watchdog, by reason (in [`Expired::ALL`] order).
-    pub expired: [u64; Expired::ALL.len()],
-}
-
 #[cfg(test)]
-mod tests {
-    use super::{ConnectionCounters, DEFAULT_PER_CLIENT, Refused, Slots};
-    use crate::serve::server::deadlines::{Activity, Clock};
-    use crate::serve::server::proxy::TrustedProxies;
-
-    #[test]
-    fn at_the_cap_the_longest_idle_connection_makes_room() {
-        let counters = ConnectionCounters::default();
-        let slots = Slots::new(
-            2,
-            DEFAULT_PER_CLIENT,
-            TrustedProxies::none(),
-            counters.clone(),
-        );
-        let hog: std::net::IpAddr = "192.0.2.1".parse().expect("address");
-        let clock = Clock::new();
-        let first = Activity::new(&clock);
-        let held_first = slots.take(hog, &first).expect("slot");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        clock.advance();
-        let second = Activity::new(&clock);
-        let _held_second = slots.take(hog, &second).expect("slot");
-        let other = slots
-            .take(
-                "192.0.2.2".parse().expect("address"),
-                &Activity::new(&Clock::new()),
-            )
-            .expect("room made");
-        assert_eq!(counters.stats().evicted, 1);
-        assert_eq!(counters.stats().open, 2);
-        drop(held_first); // the evicted one's guard: a no-op now
-        assert_eq!(counters.stats().open, 2);
-        drop(other);
-    }
-
-    #[test]
-    fn a_client_at_its_share_is_refused_when_none_of_its_connections_is_idle() {
-        let slots = Slots::new(10, 1, TrustedProxies::none(), ConnectionCounters::default());
-        let peer: std::net::IpAddr = "2001:db8::1".parse().expect("address");
-        let busy = Activity::new(&Clock::new());
-        let _request = busy.request_started(false);
-        let _held = slots.take(peer, &busy).expect("slot");
-        let same_network = "2001:db8::2".parse().expect("address");
-        assert_eq!(
-            slots
-                .take(same_network, &Activity::new(&Clock::new()))
-                .err(),
-            Some(Refused::PerClient)
-        );
-        let elsewhere = "2001:db8:0:1::1".parse().expect("address");
-        assert!(
-            slots.take(elsewhere, &Activity::new(&Clock::new())).is_ok(),
-            "another /64"
-        );
-    }
-
-    #[test]
-    fn a_trusted_proxy_counts_against_the_cap_only() {
-        let trusted: TrustedProxies = "10.0.0.0/8".parse().expect("ranges");
-        let slots = Slots::new(3, 1, trusted, ConnectionCounters::default());
-        let proxy: std::net::IpAddr = "10.0.0.2".parse().expect("address");
-        let busy = Activity::new(&Clock::new());
-        let _request = busy.request_started(false);
-        // Three pooled connections of one proxy, each busy: past the per-client share of 1.
-        let held: Vec<_> = (0..3)
-            .map(|_| {
-                slots
-                    .take(proxy, &busy)
-                    .expect("counted against the cap only")
-            })
-            .collect();
-        assert_eq!(
-            slots.take(proxy, &busy).err(),
-            Some(Refused::Full),
-            "the cap still holds"
-        );
-        drop(held);
-    }
-}
+mod tests;

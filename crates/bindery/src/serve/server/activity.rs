@@ -1,0 +1,378 @@
+//! What one connection has done, shared by its socket (delivery.rs), its requests' bodies
+//! ([`InFlight`]), its watchdog (deadlines.rs) and the cap (slots.rs): when it was accepted,
+//! when requests started and ended, when bytes moved, whether a request head or header block
+//! is half-received, and whether it was told to stop.
+//!
+//! Recording an event is a relaxed store of the server clock's time; a connection's turns
+//! between idle and busy are reported to the cap, which files its idle connections in order.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+
+use tokio::sync::Notify;
+
+use super::clock::Clock;
+use super::slots::Slots;
+
+pub use super::in_flight::InFlight;
+
+/// The value of a time slot holding no time.
+pub(super) const FREE: u64 = u64::MAX;
+
+/// Why a connection is told to stop, weakest first: a stronger reason overrides a weaker one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub(super) enum Stop {
+    /// The server is shutting down: no new requests (GOAWAY, no keep-alive), those in flight
+    /// finish.
+    Shutdown = 1,
+    /// The client reset too many answered streams: GOAWAY now, closed soon after.
+    Resets = 2,
+    /// The cap needs its slot: closed now.
+    Evicted = 3,
+    /// The shutdown's grace is over: closed now.
+    Close = 4,
+}
+
+impl Stop {
+    fn from_u8(value: u8) -> Option<Stop> {
+        [Stop::Shutdown, Stop::Resets, Stop::Evicted, Stop::Close]
+            .into_iter()
+            .find(|stop| *stop as u8 == value)
+    }
+}
+
+/// What a connection has done.
+#[derive(Debug)]
+pub struct Activity {
+    clock: Arc<Clock>,
+    /// When the connection was accepted.
+    pub(super) accepted: u64,
+    /// Requests whose head was complete (the service was called).
+    pub(super) started: AtomicU64,
+    /// When a request last started or ended.
+    pub(super) last_request: AtomicU64,
+    /// When a byte last moved on the socket.
+    pub(super) last_io: AtomicU64,
+    /// One more than when a request head (HTTP/1) or header block (HTTP/2) began that is not
+    /// complete yet; 0 when none is.
+    pub(super) head_begun: AtomicU64,
+    /// Whether the connection speaks HTTP/2 (known at its preface or first request).
+    pub(super) is_http2: AtomicBool,
+    /// When the answer of the first request in flight (one at a time over HTTP/1, the first
+    /// stream of HTTP/2) last made progress, or [`FREE`]: kept inline, so that a request of an
+    /// HTTP/1 connection takes no lock and allocates nothing.
+    pub(super) inline_progress: AtomicU64,
+    /// HTTP/1: the request in the inline slot has handed hyper its whole answer and ends when
+    /// hyper has written it ([`Activity::flushed`]) or the next request starts.
+    pub(super) unflushed: AtomicBool,
+    /// The other requests in flight (HTTP/2's concurrent streams), each with the time its
+    /// answer last made progress.
+    in_flight: Mutex<Vec<Arc<AtomicU64>>>,
+    pub(super) in_flight_count: AtomicUsize,
+    /// HTTP/1: the request in flight has no body, so bytes read meanwhile begin the next head.
+    bodyless: AtomicBool,
+    /// HTTP/1: one more than when bytes came while a bodyless request was in flight (a
+    /// pipelined head), 0 when none came.
+    pipelined: AtomicU64,
+    /// The oldest progress of a stream reset before its end since the connection last had
+    /// nothing in flight or a stream last made progress, or [`FREE`]: a stream reset and
+    /// replaced is no progress.
+    pub(super) carried: AtomicU64,
+    /// The connection was handed over to the application by an upgrade.
+    upgraded: AtomicBool,
+    stop_reason: AtomicU8,
+    /// Wakes the watchdog when told to stop.
+    stopped: Notify,
+    /// Wakes the connection's own task to end gracefully.
+    graceful: Notify,
+    /// The cap's record of this connection.
+    link: OnceLock<(Weak<Slots>, u64)>,
+    /// The socket while it is open, to shut it down under an application that holds it after
+    /// an upgrade.
+    #[cfg(unix)]
+    socket: Mutex<Option<std::os::fd::RawFd>>,
+    /// Wakes the watchdog when the socket is dropped.
+    socket_gone: Notify,
+}
+
+impl Activity {
+    /// A connection accepted now, timed by `clock`.
+    pub(super) fn new(clock: &Arc<Clock>) -> Arc<Self> {
+        clock.opened();
+        let now = clock.now();
+        Arc::new(Activity {
+            clock: Arc::clone(clock),
+            accepted: now,
+            started: AtomicU64::new(0),
+            last_request: AtomicU64::new(now),
+            last_io: AtomicU64::new(now),
+            head_begun: AtomicU64::new(0),
+            is_http2: AtomicBool::new(false),
+            inline_progress: AtomicU64::new(FREE),
+            unflushed: AtomicBool::new(false),
+            in_flight: Mutex::new(Vec::new()),
+            in_flight_count: AtomicUsize::new(0),
+            bodyless: AtomicBool::new(false),
+            pipelined: AtomicU64::new(0),
+            carried: AtomicU64::new(FREE),
+            upgraded: AtomicBool::new(false),
+            stop_reason: AtomicU8::new(0),
+            stopped: Notify::new(),
+            graceful: Notify::new(),
+            link: OnceLock::new(),
+            #[cfg(unix)]
+            socket: Mutex::new(None),
+            socket_gone: Notify::new(),
+        })
+    }
+
+    /// The server clock's time now.
+    pub(super) fn now(&self) -> u64 {
+        self.clock.now()
+    }
+
+    /// Ties the connection to its record in the cap (`id` of `slots`).
+    pub(super) fn link(&self, slots: Weak<Slots>, id: u64) {
+        let _ = self.link.set((slots, id));
+    }
+
+    /// Reports a turn between idle and busy to the cap.
+    fn turned(&self) {
+        if let Some((slots, id)) = self.link.get()
+            && let Some(slots) = slots.upgrade()
+        {
+            slots.reconcile(*id);
+        }
+    }
+
+    /// Records bytes read from the client. On an HTTP/1 connection between requests they
+    /// begin the next request head, which then has the header deadline to complete; while a
+    /// request without a body is in flight they are a pipelined head, which has it from its
+    /// request's end.
+    pub(super) fn bytes_read(&self) {
+        let now = self.now();
+        self.last_io.store(now, Ordering::Relaxed);
+        if self.is_http2.load(Ordering::Relaxed) {
+            return;
+        }
+        if self.in_flight_count.load(Ordering::Relaxed) == 0 {
+            if self.head_begun.load(Ordering::Relaxed) == 0
+                && self.started.load(Ordering::Relaxed) > 0
+            {
+                self.head_begun
+                    .store(now.saturating_add(1), Ordering::Relaxed);
+            }
+        } else if self.bodyless.load(Ordering::Relaxed)
+            && self.pipelined.load(Ordering::Relaxed) == 0
+        {
+            self.pipelined
+                .store(now.saturating_add(1), Ordering::Relaxed);
+        }
+    }
+
+    /// Records bytes written to the client.
+    pub(super) fn bytes_written(&self) {
+        self.last_io.store(self.now(), Ordering::Relaxed);
+    }
+
+    /// HTTP/2: a header block began that its frame did not end (CONTINUATION follows).
+    pub(super) fn header_block_opened(&self) {
+        self.is_http2.store(true, Ordering::Relaxed);
+        if self.head_begun.load(Ordering::Relaxed) == 0 {
+            self.head_begun
+                .store(self.now().saturating_add(1), Ordering::Relaxed);
+        }
+    }
+
+    /// HTTP/2: the header block ended.
+    pub(super) fn header_block_closed(&self) {
+        self.head_begun.store(0, Ordering::Relaxed);
+    }
+
+    /// Records that hyper has written all it held to the socket: an HTTP/1 request whose body
+    /// was done ends now.
+    pub(super) fn flushed(&self) {
+        if self.unflushed.load(Ordering::Relaxed) {
+            self.unflushed.store(false, Ordering::Relaxed);
+            self.end_inline();
+        }
+    }
+
+    /// Frees the inline slot: its request ended.
+    pub(super) fn end_inline(&self) {
+        self.inline_progress.store(FREE, Ordering::Relaxed);
+        // A head that came while it was in flight has the header deadline from now.
+        let pipelined = self.pipelined.swap(0, Ordering::Relaxed);
+        if pipelined != 0 && self.head_begun.load(Ordering::Relaxed) == 0 {
+            self.head_begun
+                .store(self.now().saturating_add(1), Ordering::Relaxed);
+        }
+        self.request_ended();
+    }
+
+    pub(super) fn request_ended(&self) {
+        self.last_request.store(self.now(), Ordering::Relaxed);
+        if self.in_flight_count.fetch_sub(1, Ordering::Relaxed) == 1 {
+            self.carried.store(FREE, Ordering::Relaxed);
+            self.turned();
+        }
+    }
+
+    /// Records a complete request head (of HTTP/2 when `is_http2`; with a body to read when
+    /// `has_body`); the guard ends the request when the answer's body has handed over its last
+    /// bytes, or is dropped.
+    pub fn request_started(self: &Arc<Self>, is_http2: bool, has_body: bool) -> InFlight {
+        let now = self.now();
+        if is_http2 {
+            self.is_http2.store(true, Ordering::Relaxed);
+        } else {
+            // A pipelined request: the last answer's bytes wait behind it in hyper's buffer,
+            // and the connection is busy with this one meanwhile.
+            self.flushed();
+            self.head_begun.store(0, Ordering::Relaxed);
+            self.pipelined.store(0, Ordering::Relaxed);
+            self.bodyless.store(!has_body, Ordering::Relaxed);
+        }
+        let is_inline = self
+            .inline_progress
+            .compare_exchange(FREE, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        let shared = (!is_inline).then(|| {
+            let progress = Arc::new(AtomicU64::new(now));
+            self.lock().push(Arc::clone(&progress));
+            progress
+        });
+        self.started.fetch_add(1, Ordering::Relaxed);
+        self.last_request.store(now, Ordering::Relaxed);
+        if self.in_flight_count.fetch_add(1, Ordering::Relaxed) == 0 {
+            self.turned();
+        }
+        InFlight::new(Arc::clone(self), shared, is_inline && !is_http2, is_http2)
+    }
+
+    /// A stream whose answer last made progress at `progress` was reset before its end: its
+    /// stall carries over to the connection, and the reset is counted against the client.
+    pub(super) fn stream_abandoned(&self, progress: u64) {
+        self.carried.fetch_min(progress, Ordering::Relaxed);
+        if let Some((slots, id)) = self.link.get()
+            && let Some(slots) = slots.upgrade()
+        {
+            slots.count_reset(*id, self.now());
+        }
+    }
+
+    /// Requests whose head was complete so far.
+    #[cfg(test)]
+    pub fn requests(&self) -> u64 {
+        self.started.load(Ordering::Relaxed)
+    }
+
+    /// Whether the connection waits for the client: no request in flight, and not handed over
+    /// to the application by an upgrade.
+    pub fn is_idle(&self) -> bool {
+        self.in_flight_count.load(Ordering::Relaxed) == 0 && !self.is_upgraded()
+    }
+
+    /// Since when (in the server clock's milliseconds) the connection has had nothing in
+    /// flight (its accept, or its last request's start or end): what the cap orders idle
+    /// connections by.
+    pub fn idle_since(&self) -> u64 {
+        self.last_request.load(Ordering::Relaxed)
+    }
+
+    /// Marks the connection as handed over by an upgrade (it is then busy for the cap).
+    pub(super) fn set_upgraded(&self) {
+        self.upgraded.store(true, Ordering::Relaxed);
+        self.turned();
+    }
+
+    /// Whether the connection was handed over by an upgrade.
+    pub(super) fn is_upgraded(&self) -> bool {
+        self.upgraded.load(Ordering::Relaxed)
+    }
+
+    /// Tells the connection to stop, for `reason` (the strongest reason told so far wins).
+    pub(super) fn stop(&self, reason: Stop) {
+        self.stop_reason.fetch_max(reason as u8, Ordering::AcqRel);
+        if reason <= Stop::Resets {
+            self.graceful.notify_one();
+        }
+        self.stopped.notify_one();
+    }
+
+    /// The strongest reason the connection was told to stop, if any.
+    pub(super) fn stop_reason(&self) -> Option<Stop> {
+        Stop::from_u8(self.stop_reason.load(Ordering::Acquire))
+    }
+
+    /// Completes when [`stop`](Self::stop) was called (since the last completion).
+    pub(super) async fn stopped(&self) {
+        self.stopped.notified().await;
+    }
+
+    /// Completes when the connection should end gracefully (GOAWAY, no keep-alive).
+    pub(super) async fn asked_to_end(&self) {
+        self.graceful.notified().await;
+    }
+
+    /// Records the socket's descriptor while it is open.
+    #[cfg(unix)]
+    pub(super) fn attach_socket(&self, fd: std::os::fd::RawFd) {
+        *self.socket_lock() = Some(fd);
+    }
+
+    #[cfg(unix)]
+    fn socket_lock(&self) -> std::sync::MutexGuard<'_, Option<std::os::fd::RawFd>> {
+        self.socket.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records that the socket is dropped (called before its descriptor closes).
+    pub(super) fn detach_socket(&self) {
+        #[cfg(unix)]
+        self.socket_lock().take();
+        self.socket_gone.notify_one();
+    }
+
+    /// Whether the socket is still open (held by hyper or, after an upgrade, the application).
+    pub(super) fn has_socket(&self) -> bool {
+        #[cfg(unix)]
+        return self.socket_lock().is_some();
+        #[cfg(not(unix))]
+        true
+    }
+
+    /// Completes when the socket is dropped.
+    pub(super) async fn socket_dropped(&self) {
+        self.socket_gone.notified().await;
+    }
+
+    /// Shuts the socket down (both ways) while it is open, so that whoever holds it (an
+    /// application after an upgrade) reads its end and lets it go. Elsewhere than Unix
+    /// nothing: the holder keeps it.
+    pub(super) fn shut_socket(&self) {
+        #[cfg(unix)]
+        {
+            let socket = self.socket_lock();
+            if let Some(fd) = *socket {
+                // SAFETY: the descriptor is open: it is taken out of `socket` (under this lock)
+                // before the stream that owns it is closed (`detach_socket`).
+                let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                let _ = rustix::net::shutdown(fd, rustix::net::Shutdown::Both);
+            }
+        }
+    }
+
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<AtomicU64>>> {
+        // Every update is one push or one removal: a panic elsewhere cannot leave it half done.
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        self.clock.closed();
+    }
+}
