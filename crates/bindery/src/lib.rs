@@ -44,6 +44,8 @@ pub mod __private_v6;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
+#[cfg(all(unix, feature = "overlay"))]
+mod beneath;
 mod bundle;
 mod catalog;
 mod contract;

@@ -31,7 +31,7 @@
 //! read opens nothing.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -105,6 +105,10 @@ pub(crate) struct Reading {
     pub(crate) max_len: Option<u64>,
     /// Whether a link inside the folder serves its target when the rules keep it (dev mode,
     /// which mirrors a build), or is no file (an overlay).
+    #[cfg_attr(
+        not(any(all(feature = "dev", debug_assertions), not(unix))),
+        allow(dead_code)
+    )]
     pub(crate) follow_links: bool,
     /// What is kept at most.
     pub(crate) keep: Keep,
@@ -181,6 +185,7 @@ fn folder(source: &'static DevSource, prefix: &'static str) -> Arc<Folder> {
     Arc::clone(folder)
 }
 
+#[cfg(any(all(feature = "dev", debug_assertions), not(unix)))]
 /// The file at `path` as it is on disk now, if the build's rules would embed it, read as
 /// `reading` says.
 pub(crate) fn file(
@@ -211,11 +216,54 @@ pub(crate) fn file(
         if !is_spelled_as_listed(&root, relative) || !is_link_free(&root, relative) {
             return None;
         }
-        PathBuf::from(relative)
+        std::path::PathBuf::from(relative)
     };
     current(&folder, prefix, relative, reading, &|| {
-        open_beneath(&root, &inside)
+        open_beneath(&root, &inside).map_or(Opened::Absent, Opened::File)
     })
+    .found()
+}
+
+/// The overlay's lookup: the file at `path` beneath `root` (the overlay's folder, opened once
+/// at start), in its sub-folder `below` for this source, if the build's rules would embed it;
+/// each name opened from the one before, no link followed (beneath.rs).
+#[cfg(all(unix, feature = "overlay"))]
+pub(crate) fn file_beneath(
+    root: std::os::fd::BorrowedFd<'_>,
+    below: &str,
+    source: &'static DevSource,
+    prefix: &'static str,
+    path: &str,
+    reading: Reading,
+) -> Lookup {
+    let Some(relative) = lookup::normalise(path).and_then(|key| key.strip_prefix(prefix)) else {
+        return Lookup::Absent;
+    };
+    let folder = folder(source, prefix);
+    let Some(filter) = folder.filter.as_ref() else {
+        return Lookup::Absent;
+    };
+    if relative.is_empty() || !filter.keeps(relative) {
+        return Lookup::Absent;
+    }
+    let names_of = |relative: &'_ str| -> Vec<String> {
+        below
+            .split('/')
+            .chain(relative.split('/'))
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let open = |relative: &str| {
+        let names = names_of(relative);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        crate::beneath::open(root, &names)
+    };
+    if folder.rules.siblings && is_sibling(relative, &|base| matches!(open(base), Opened::File(_)))
+    {
+        return Lookup::Absent;
+    }
+    current(&folder, prefix, relative, reading, &|| open(relative))
 }
 
 /// What the folder's state holds now (nothing when it was never read).
@@ -226,7 +274,7 @@ pub(crate) fn held(source: &'static DevSource, prefix: &'static str) -> Held {
 
 /// Whether no segment of `relative` is a link. On Unix [`open_beneath`] refuses links by
 /// itself; elsewhere this checks each segment before the open (a window remains there).
-#[cfg(unix)]
+#[cfg(all(unix, feature = "dev", debug_assertions))]
 fn is_link_free(_root: &Path, _relative: &str) -> bool {
     true
 }
@@ -240,6 +288,7 @@ fn is_link_free(root: &Path, relative: &str) -> bool {
     })
 }
 
+#[cfg(any(test, all(feature = "dev", debug_assertions), not(unix)))]
 /// Whether the file found on disk (`disk`, its real path) is the one the rules kept under the
 /// key asked for (`relative`): decided on what was found, not only on the string asked.
 ///
@@ -257,6 +306,7 @@ fn is_found_as_asked(root: &Path, relative: &str, disk: &Path, filter: &Filter) 
         && (found == relative || (filter.keeps(found) && is_spelled_as_listed(root, found)))
 }
 
+#[cfg(any(test, all(feature = "dev", debug_assertions), not(unix)))]
 /// Whether each segment of `relative` is, byte for byte, the name of an entry of its folder.
 fn is_spelled_as_listed(root: &Path, relative: &str) -> bool {
     let mut folder = root.to_path_buf();
@@ -314,8 +364,10 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
             continue;
         };
         if let Some(file) = current(&folder, prefix, &found.relative, Reading::DEV, &|| {
-            open_beneath(&root, inside)
-        }) {
+            open_beneath(&root, inside).map_or(Opened::Absent, Opened::File)
+        })
+        .found()
+        {
             listing.push(*file);
         }
     }
@@ -330,8 +382,9 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
     versions.listing
 }
 
+#[cfg(any(all(feature = "dev", debug_assertions), not(unix)))]
 /// `path` with symlinks resolved, if that lies inside `root` (itself resolved).
-fn jailed(root: &Path, path: &Path) -> Option<PathBuf> {
+fn jailed(root: &Path, path: &Path) -> Option<std::path::PathBuf> {
     let resolved = std::fs::canonicalize(path).ok()?;
     resolved.starts_with(root).then_some(resolved)
 }
@@ -340,7 +393,7 @@ fn jailed(root: &Path, path: &Path) -> Option<PathBuf> {
 /// time, following no link: whatever is swapped in along the way after the checks is refused,
 /// never followed out of the folder. Non-blocking, so a FIFO planted there cannot hang a
 /// request (it is then refused as not a regular file).
-#[cfg(unix)]
+#[cfg(all(unix, any(test, all(feature = "dev", debug_assertions))))]
 fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
     use rustix::fs::{CWD, Mode, OFlags, openat};
     let base = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
@@ -368,24 +421,64 @@ fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
 /// How many times a file that changed while it was read is read again before giving up.
 const READ_ATTEMPTS: usize = 3;
 
+/// What opening a file gave.
+#[derive(Debug)]
+pub(crate) enum Opened {
+    /// The regular file, open for reading.
+    File(std::fs::File),
+    /// No such file (or one that does not count: a link, another spelling, not a regular file).
+    Absent,
+    /// The file may be there but could not be opened.
+    #[cfg_attr(not(all(unix, feature = "overlay")), allow(dead_code))]
+    Unreadable,
+}
+
+/// What a folder has at a path now.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lookup {
+    /// This version of the file.
+    Found(&'static EmbeddedFile),
+    /// No file there that counts.
+    Absent,
+    /// A file there that could not be served: unreadable, changing while read, longer than
+    /// allowed, or a new version past what is kept.
+    Unreadable,
+}
+
+impl Lookup {
+    /// The file found, if one was.
+    pub(crate) fn found(self) -> Option<&'static EmbeddedFile> {
+        match self {
+            Lookup::Found(file) => Some(file),
+            Lookup::Absent | Lookup::Unreadable => None,
+        }
+    }
+}
+
 /// The current version of one file, read from a descriptor `open` gives: the one read last
 /// when the file is unchanged ([`Stamp`]), the one kept before when its content is, else a
 /// new one, if the bounds allow it. A file that changed while it was read (another stamp after
 /// the read than before, or fewer or more bytes than its length) is opened and read again, a
-/// few times; then `None`, never bytes that were no version of the file. A file longer than
-/// `reading.max_len` is not read.
+/// few times; then [`Lookup::Unreadable`], never bytes that were no version of the file. A file
+/// longer than `reading.max_len` is not read.
 fn current(
     folder: &Folder,
     prefix: &str,
     relative: &str,
     reading: Reading,
-    open: &dyn Fn() -> Option<std::fs::File>,
-) -> Option<&'static EmbeddedFile> {
+    open: &dyn Fn() -> Opened,
+) -> Lookup {
     for _ in 0..READ_ATTEMPTS {
-        let opened = open()?;
-        let stamp = stamp_of(&opened)?;
+        let opened = match open() {
+            Opened::File(file) => file,
+            Opened::Absent => return Lookup::Absent,
+            Opened::Unreadable => return Lookup::Unreadable,
+        };
+        let Some(stamp) = stamp_of(&opened) else {
+            return Lookup::Absent;
+        };
         if reading.max_len.is_some_and(|max| stamp.len > max) {
-            return None;
+            return Lookup::Unreadable;
         }
         let known = folder
             .versions()
@@ -394,14 +487,17 @@ fn current(
             .and_then(|versions| versions.last)
             .filter(|(seen, _)| *seen == stamp)
             .map(|(_, file)| file);
-        if known.is_some() {
-            return known;
+        if let Some(known) = known {
+            return Lookup::Found(known);
         }
         if let Some(bytes) = read_whole(opened, stamp) {
-            return remember(folder, prefix, relative, stamp, bytes, reading.keep);
+            return match remember(folder, prefix, relative, stamp, bytes, reading.keep) {
+                Some(file) => Lookup::Found(file),
+                None => Lookup::Unreadable,
+            };
         }
     }
-    None
+    Lookup::Unreadable
 }
 
 /// What a descriptor's metadata says now, if it is a regular file.

@@ -23,13 +23,25 @@
 //! binary (a generated module made without `--dev`, a folder outside the crate) is read with
 //! the default rules (every file whose name does not start with `.`).
 //!
-//! The folder is read by dev mode's code: a key goes through the catalog's key rules (no `..`,
-//! `.`, empty segments, backslashes, NUL); the rules (bindery-core's filter, as a build applies
-//! them) decide which files count; a file must be spelled as its folder lists it; **no link is
-//! followed**: each name of the key is opened from the folder down with `O_NOFOLLOW`, so a link
-//! in the folder, wherever it points (inside or out), is no file there and the catalog answers;
-//! a file longer than [`max_file_size`](Overlay::max_file_size) is not read. ETags, media types
-//! and integrity strings come from the bytes read. A file that changes while it is read is read
+//! The folder is read with dev mode's rules: a key goes through the catalog's key rules (no
+//! `..`, `.`, empty segments, backslashes, NUL); the rules (bindery-core's filter, as a build
+//! applies them) decide which files count; a file must be spelled as its folder lists it.
+//! **The folder is opened once**, when the overlay is made, and on Unix every lookup walks from
+//! that descriptor: each name of the key is opened from the one before with `O_NOFOLLOW`, so a
+//! link in the folder, wherever it points (inside or out), is no file there and the catalog
+//! answers, and **replacing the folder itself** (renaming it away, a link or another folder put
+//! in its place) **changes nothing until a restart**: replace the files inside it. A file with
+//! more than one hard link is no file either (a hard link to a file outside the folder is
+//! invisible to `O_NOFOLLOW`). A lookup costs a few system calls per name of its key, whatever
+//! the number of files in the folders on the way (their listings, which check the spelling,
+//! are kept while each folder is unchanged). A file longer than
+//! [`max_file_size`](Overlay::max_file_size) is not read. ETags, media types and integrity
+//! strings come from the bytes read.
+//!
+//! With `fingerprint = true`, a fingerprinted URL is `immutable` only over the bytes its
+//! fingerprint names: an overlay file with other bytes at that path is served there with
+//! `no-cache` (a hotfix, and later its revert, reach every browser), as are the embedded bytes
+//! while an overlay file there cannot be read. A file that changes while it is read is read
 //! again (a few times, then treated as absent): an answer is always bytes the file held, whole,
 //! while the read lasted, under the ETag of those bytes. Replace overlay files by rename (write
 //! a temporary beside it, then `mv`): a file rewritten in place passes through its truncation
@@ -55,7 +67,7 @@ use bindery_core::rules::{Modified, Rules};
 
 use crate::layout::DevSource;
 pub use crate::live::Held;
-use crate::live::{Keep, Reading};
+use crate::live::{Keep, Lookup, Reading};
 use crate::{Catalog, EmbeddedFile, Error};
 
 /// Whether the folder's files win over the embedded ones, or only fill in what the catalog
@@ -92,6 +104,9 @@ pub struct Overlay {
     max_file_size: u64,
     keep: Keep,
     sources: std::sync::Arc<OnceLock<Vec<&'static DevSource>>>,
+    /// The folder, opened once: every lookup starts here.
+    #[cfg(unix)]
+    descriptor: std::sync::Arc<std::os::fd::OwnedFd>,
 }
 
 impl Overlay {
@@ -130,6 +145,9 @@ impl Overlay {
                 std::io::Error::from(std::io::ErrorKind::InvalidInput),
             )
         })?;
+        #[cfg(unix)]
+        let descriptor = crate::beneath::open_root(Path::new(&root))
+            .map_err(|source| Error::io("cannot open the overlay folder", folder, source))?;
         Ok(Overlay {
             catalog,
             root,
@@ -141,6 +159,8 @@ impl Overlay {
                 bytes: DEFAULT_MAX_HELD,
             },
             sources: Default::default(),
+            #[cfg(unix)]
+            descriptor: std::sync::Arc::new(descriptor),
         })
     }
 
@@ -252,19 +272,46 @@ impl Overlay {
     /// The folder's file at `path` (a catalog key, the catalog's prefix included), as it is
     /// now, whichever the order; `None` when the folder has none that counts.
     pub fn on_disk(&self, path: &str) -> Option<&'static EmbeddedFile> {
+        self.lookup(path).found()
+    }
+
+    /// What the folder has at `path` now: a file, none, or one that cannot be served now.
+    pub(crate) fn lookup(&self, path: &str) -> Lookup {
         let sources = self.sources.get_or_init(|| self.sources());
-        let key = crate::lookup::normalise(path)?;
+        let Some(key) = crate::lookup::normalise(path) else {
+            return Lookup::Absent;
+        };
         // The folder whose prefix the key falls under; the longest, when prefixes nest.
-        let source = sources
+        let Some(source) = sources
             .iter()
             .filter(|source| key.starts_with(source.prefix))
-            .max_by_key(|source| source.prefix.len())?;
+            .max_by_key(|source| source.prefix.len())
+        else {
+            return Lookup::Absent;
+        };
         let reading = Reading {
             max_len: Some(self.max_file_size),
             follow_links: false,
             keep: self.keep,
         };
-        crate::live::file(source, source.prefix, key, reading)
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            let below = source
+                .prefix
+                .strip_prefix(self.catalog.prefix())
+                .unwrap_or_default();
+            crate::live::file_beneath(
+                self.descriptor.as_fd(),
+                below,
+                source,
+                source.prefix,
+                key,
+                reading,
+            )
+        }
+        #[cfg(not(unix))]
+        crate::live::file(source, source.prefix, key, reading).map_or(Lookup::Absent, Lookup::Found)
     }
 
     /// One source per folder, made once per set of rules (the state of what was read is keyed

@@ -24,6 +24,7 @@ thread_local! {
     static CLIENT: Cell<Option<u128>> = const { Cell::new(None) };
 }
 
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 /// Runs `work` with `client` as the client of the request being served (what the budget
 /// charges); the previous client is put back after, even on a panic.
 pub(crate) fn for_client<R>(client: Option<u128>, work: impl FnOnce() -> R) -> R {

@@ -257,9 +257,8 @@ fn range_part(
     let Some(range_header) = range_header else {
         return whole;
     };
-    let holds = if_range.is_none_or(|validator| {
-        conditional::if_range_holds(validator, file.etag(), file.modified())
-    });
+    let holds =
+        if_range.is_none_or(|validator| conditional::if_range_holds(validator, file.etag()));
     if !holds {
         return whole;
     }

@@ -235,13 +235,10 @@ impl Inflater {
             abandoned,
         } = job;
         // The bytes are leased once the work may start: waiting for a turn holds nothing.
-        let turn = tokio::select! {
-            turn = self.turn() => turn,
-            () = abandoned.notified() => {
-                self.abandoned.fetch_add(1, Ordering::Relaxed);
-                self.forget(key, &flight);
-                return;
-            }
+        let Some(turn) = self.turn_unless(&abandoned).await else {
+            self.abandoned.fetch_add(1, Ordering::Relaxed);
+            self.forget(key, &flight);
+            return;
         };
         let result = match turn {
             Some(turn) => match budget.lease_for(upto, client) {
@@ -290,6 +287,21 @@ impl Inflater {
         if flights.get(&key).is_some_and(|known| known.ptr_eq(flight)) {
             flights.remove(&key);
         }
+    }
+
+    /// [`turn`](Self::turn), or `None` as soon as `abandoned` is told (every request let go).
+    async fn turn_unless(&self, abandoned: &Notify) -> Option<Option<OwnedSemaphorePermit>> {
+        let turn = self.turn();
+        let mut turn = std::pin::pin!(turn);
+        let gone = abandoned.notified();
+        let mut gone = std::pin::pin!(gone);
+        std::future::poll_fn(|context| {
+            if let std::task::Poll::Ready(turn) = turn.as_mut().poll(context) {
+                return std::task::Poll::Ready(Some(turn));
+            }
+            gone.as_mut().poll(context).map(|()| None)
+        })
+        .await
     }
 
     /// A turn at once, or after waiting in the queue; `None` when the queue is full. Dropped

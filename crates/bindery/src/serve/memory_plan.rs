@@ -16,6 +16,7 @@ pub(crate) fn heap_budget_for(memory: Option<u64>) -> u64 {
     })
 }
 
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 /// The bytes the default connection cap may spend for a memory limit: half of it, less the
 /// heap bodies' budget.
 pub(crate) fn connection_bytes_for(memory: u64) -> u64 {

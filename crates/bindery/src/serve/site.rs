@@ -62,12 +62,34 @@ impl Site {
             .map(|index| self.prepared_at(index))
     }
 
-    /// The file whose fingerprinted name is `key` (`fingerprint = true`), marked immutable.
+    /// The file whose fingerprinted name is `key` (`fingerprint = true`), marked immutable
+    /// when the bytes served are the ones the fingerprint names. With an overlay (folder
+    /// first), a file there with other bytes is served without `immutable`, and so are the
+    /// embedded bytes while a file there cannot be read: a hotfix, or its revert, is never
+    /// pinned in caches under the old name.
     pub(crate) fn find_by_fingerprint(&self, key: &str) -> Option<Target<'_>> {
         if !self.catalog.has_fingerprints() {
             return None;
         }
         let file = self.catalog.file_by_url(key)?;
+        #[cfg(feature = "overlay")]
+        if let Some(overlay) = &self.config.overlay
+            && overlay.order_of() == crate::overlay::Order::First
+        {
+            use crate::live::Lookup;
+            return match overlay.lookup(file.path()) {
+                Lookup::Found(disk) => {
+                    let mut target = self.made_for(disk);
+                    target.by_fingerprint = disk.etag() == file.etag();
+                    Some(target)
+                }
+                Lookup::Absent => self.embedded(file.path()).map(|mut target| {
+                    target.by_fingerprint = true;
+                    target
+                }),
+                Lookup::Unreadable => self.embedded(file.path()),
+            };
+        }
         let mut target = self.find(file.path())?;
         target.by_fingerprint = true;
         Some(target)

@@ -85,21 +85,22 @@ async fn ranges_of_gzip_stored_files_are_cut_from_the_identity_bytes() {
 }
 
 #[tokio::test]
-async fn if_range_with_a_matching_strong_etag_or_date_allows_the_range() {
+async fn if_range_with_a_matching_strong_etag_allows_the_range_and_a_date_never_does() {
     let service = ServeCatalog::new(&TIMED);
     let file = TIMED.file("hello.txt").expect("file");
+    let reply = get(
+        &service,
+        "/hello.txt",
+        &[("range", "bytes=0-4"), ("if-range", file.etag())],
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::PARTIAL_CONTENT);
+    // The file's own Last-Modified: a build's date can repeat across versions (source_date),
+    // so a date is no proof that the bytes are the ones the client holds part of.
     let date = httpdate::fmt_http_date(file.modified().expect("time"));
-    for validator in [file.etag(), date.as_str()] {
-        let reply = get(
-            &service,
-            "/hello.txt",
-            &[("range", "bytes=0-4"), ("if-range", validator)],
-        )
-        .await;
-        assert_eq!(reply.status, StatusCode::PARTIAL_CONTENT, "{validator}");
-    }
     let weak = format!("W/{}", file.etag());
     for validator in [
+        date.as_str(),
         "\"stale\"",
         weak.as_str(),
         "Thu, 01 Jan 1970 00:00:00 GMT",

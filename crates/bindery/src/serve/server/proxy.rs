@@ -131,7 +131,7 @@ impl FromStr for TrustedProxies {
                 if range.trunc() != range {
                     return Err(bad());
                 }
-                ranges.push(range);
+                ranges.push(canonical_range(range));
             } else {
                 let address = entry.parse::<IpAddr>().map_err(|_| bad())?;
                 ranges.push(IpNet::from(address.to_canonical()));
@@ -141,6 +141,18 @@ impl FromStr for TrustedProxies {
             ranges,
             header: ForwardingHeader::default(),
         })
+    }
+}
+
+/// A range as peers are compared with it: an IPv4-mapped IPv6 range (`::ffff:10.0.0.0/104`) is
+/// the IPv4 range it maps, since peers are compared as IPv4 (`::ffff:10.0.0.2` is 10.0.0.2).
+fn canonical_range(range: IpNet) -> IpNet {
+    let IpNet::V6(v6) = range else {
+        return range;
+    };
+    match (v6.addr().to_ipv4_mapped(), v6.prefix_len().checked_sub(96)) {
+        (Some(v4), Some(prefix)) => ipnet::Ipv4Net::new(v4, prefix).map_or(range, IpNet::V4),
+        _ => range,
     }
 }
 
@@ -396,6 +408,21 @@ mod tests {
             ),
             "8.8.8.8"
         );
+        // And a range written mapped is the IPv4 range it maps, for either spelling of a peer.
+        for peer in ["10.1.2.3", "::ffff:10.1.2.3"] {
+            assert_eq!(
+                client(
+                    "::ffff:10.0.0.0/104",
+                    peer,
+                    &[("x-forwarded-for", "8.8.8.8")]
+                ),
+                "8.8.8.8",
+                "{peer}"
+            );
+        }
+        let mapped: TrustedProxies = "::ffff:192.0.2.1".parse().expect("an address");
+        assert!(mapped.trusts("192.0.2.1".parse().expect("address")));
+        assert!(!mapped.trusts("192.0.2.2".parse().expect("address")));
     }
 
     #[test]
