@@ -22,9 +22,12 @@ const SETTINGS: u8 = 0x4;
 const PING: u8 = 0x6;
 const GOAWAY: u8 = 0x7;
 const WINDOW_UPDATE: u8 = 0x8;
+const CONTINUATION: u8 = 0x9;
 const END_STREAM: u8 = 0x1;
 const ACK: u8 = 0x1;
 const END_HEADERS: u8 = 0x4;
+/// `CANCEL`, the error code a client resets a stream with.
+const CANCEL: u32 = 0x8;
 
 /// What the server has sent so far.
 #[derive(Debug, Default, Clone)]
@@ -37,6 +40,10 @@ pub struct Received {
     pub reset: Vec<u32>,
     /// Whether a GOAWAY came.
     pub goaway: bool,
+    /// The last stream id of the last GOAWAY.
+    pub goaway_last_stream: Option<u32>,
+    /// PINGs the server sent (not acknowledgements).
+    pub pings: usize,
     /// Whether the server sent its SETTINGS: it speaks HTTP/2.
     pub settings: bool,
     /// When the connection ended (EOF or an error), from the connect.
@@ -46,6 +53,8 @@ pub struct Received {
 struct Shared {
     received: Mutex<Received>,
     changed: Condvar,
+    /// Whether the server's PINGs are acknowledged (a peer must; a hostile one may not).
+    acks_pings: std::sync::atomic::AtomicBool,
 }
 
 /// One raw HTTP/2 connection.
@@ -99,6 +108,7 @@ impl RawH2 {
         let shared = Arc::new(Shared {
             received: Mutex::new(Received::default()),
             changed: Condvar::new(),
+            acks_pings: std::sync::atomic::AtomicBool::new(true),
         });
         let reader = stream.try_clone()?;
         let writer = stream.try_clone()?;
@@ -127,16 +137,52 @@ impl RawH2 {
         {
             literal(&mut block, name, value);
         }
-        let id = {
-            let mut next = self
-                .next_stream
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let id = *next;
-            *next += 2;
-            id
-        };
+        let id = self.next_id();
         self.send(&frame(HEADERS, END_HEADERS | END_STREAM, id, &block));
+        id
+    }
+
+    /// Opens a stream whose header block never ends: a HEADERS frame without END_HEADERS (a
+    /// CONTINUATION should follow); its id.
+    pub fn open_header_block(&self, path: &str) -> u32 {
+        let mut block = Vec::new();
+        for (name, value) in [
+            (":method", "GET"),
+            (":scheme", "http"),
+            (":path", path),
+            (":authority", "test"),
+        ] {
+            literal(&mut block, name, value);
+        }
+        let id = self.next_id();
+        self.send(&frame(HEADERS, END_STREAM, id, &block));
+        id
+    }
+
+    /// Ends a header block [`open_header_block`](Self::open_header_block) left open.
+    pub fn end_header_block(&self, stream: u32) {
+        self.send(&frame(CONTINUATION, END_HEADERS, stream, &[]));
+    }
+
+    /// Resets `stream` (RST_STREAM, CANCEL).
+    pub fn reset(&self, stream: u32) {
+        self.send(&frame(RST_STREAM, 0, stream, &CANCEL.to_be_bytes()));
+    }
+
+    /// From now on, the server's PINGs go unanswered (as a hostile client's would).
+    pub fn stop_acking_pings(&self) {
+        self.shared
+            .acks_pings
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn next_id(&self) -> u32 {
+        let mut next = self
+            .next_stream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let id = *next;
+        *next += 2;
         id
     }
 
@@ -239,9 +285,10 @@ fn read_frames(mut reader: TcpStream, mut writer: TcpStream, shared: &Shared, st
         if reader.read_exact(&mut payload).is_err() {
             break;
         }
+        let acks_pings = shared.acks_pings.load(std::sync::atomic::Ordering::Relaxed);
         let reply = match (kind, flags & ACK) {
             (SETTINGS, 0) => Some(frame(SETTINGS, ACK, 0, &[])),
-            (PING, 0) => Some(frame(PING, ACK, 0, &payload)),
+            (PING, 0) if acks_pings => Some(frame(PING, ACK, 0, &payload)),
             _ => None,
         };
         if let Some(reply) = reply {
@@ -255,7 +302,13 @@ fn read_frames(mut reader: TcpStream, mut writer: TcpStream, shared: &Shared, st
             DATA => *received.data.entry(stream).or_default() += length,
             HEADERS => received.answered.push(stream),
             RST_STREAM => received.reset.push(stream),
-            GOAWAY => received.goaway = true,
+            GOAWAY => {
+                received.goaway = true;
+                received.goaway_last_stream = payload.get(..4).map(|last| {
+                    u32::from_be_bytes([last[0], last[1], last[2], last[3]]) & 0x7fff_ffff
+                });
+            }
+            PING if flags & ACK == 0 => received.pings += 1,
             SETTINGS => received.settings = true,
             _ => {}
         }

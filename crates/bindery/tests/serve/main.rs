@@ -7,6 +7,7 @@ mod conditional;
 mod deploy;
 mod encoding;
 mod headers;
+mod hostile;
 mod methods;
 mod misses;
 mod negotiation;

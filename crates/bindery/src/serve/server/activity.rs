@@ -72,8 +72,8 @@ pub struct Activity {
     pub(super) in_flight_count: AtomicUsize,
     /// HTTP/1: the request in flight has no body, so bytes read meanwhile begin the next head.
     bodyless: AtomicBool,
-    /// HTTP/1: one more than when bytes came while a bodyless request was in flight (a
-    /// pipelined head), 0 when none came.
+    /// HTTP/1: one more than when bytes of a next head came (after a head's end, or while a
+    /// bodyless request was in flight: a pipelined head), 0 when none is pending.
     pipelined: AtomicU64,
     /// The oldest progress of a stream reset before its end since the connection last had
     /// nothing in flight or a stream last made progress, or [`FREE`]: a stream reset and
@@ -176,6 +176,28 @@ impl Activity {
         self.last_io.store(self.now(), Ordering::Relaxed);
     }
 
+    /// HTTP/1: whether the socket's bytes are looked at for heads' ends: not while a request
+    /// with a body is being read.
+    pub(super) fn scans_heads(&self) -> bool {
+        !self.is_http2.load(Ordering::Relaxed)
+            && (self.in_flight_count.load(Ordering::Relaxed) == 0
+                || self.bodyless.load(Ordering::Relaxed))
+    }
+
+    /// HTTP/1: bytes followed a head's end: a next head has begun (it has the header deadline
+    /// from its request's end).
+    pub(super) fn next_head_begun(&self) {
+        if self.pipelined.load(Ordering::Relaxed) == 0 {
+            self.pipelined
+                .store(self.now().saturating_add(1), Ordering::Relaxed);
+        }
+    }
+
+    /// HTTP/1: the bytes read end at a head's end: no head is half-received.
+    pub(super) fn heads_complete(&self) {
+        self.pipelined.store(0, Ordering::Relaxed);
+    }
+
     /// HTTP/2: a header block began that its frame did not end (CONTINUATION follows).
     pub(super) fn header_block_opened(&self) {
         self.is_http2.store(true, Ordering::Relaxed);
@@ -202,9 +224,13 @@ impl Activity {
     /// Frees the inline slot: its request ended.
     pub(super) fn end_inline(&self) {
         self.inline_progress.store(FREE, Ordering::Relaxed);
-        // A head that came while it was in flight has the header deadline from now.
+        // A head that came behind a request without a body has the header deadline from now
+        // (behind one with a body, its bytes may have been the body's).
         let pipelined = self.pipelined.swap(0, Ordering::Relaxed);
-        if pipelined != 0 && self.head_begun.load(Ordering::Relaxed) == 0 {
+        if pipelined != 0
+            && self.bodyless.load(Ordering::Relaxed)
+            && self.head_begun.load(Ordering::Relaxed) == 0
+        {
             self.head_begun
                 .store(self.now().saturating_add(1), Ordering::Relaxed);
         }
@@ -231,7 +257,6 @@ impl Activity {
             // and the connection is busy with this one meanwhile.
             self.flushed();
             self.head_begun.store(0, Ordering::Relaxed);
-            self.pipelined.store(0, Ordering::Relaxed);
             self.bodyless.store(!has_body, Ordering::Relaxed);
         }
         let is_inline = self

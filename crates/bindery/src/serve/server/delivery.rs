@@ -258,10 +258,13 @@ impl<T: AsyncRead> AsyncRead for Watched<T> {
         if !read.is_empty() {
             let activity = &this.holds.activity;
             activity.bytes_read();
-            this.frames.feed(read, &mut |block| match block {
-                Block::Opened => activity.header_block_opened(),
-                Block::Closed => activity.header_block_closed(),
-            });
+            this.frames
+                .feed(read, activity.scans_heads(), &mut |block| match block {
+                    Block::Opened => activity.header_block_opened(),
+                    Block::Closed => activity.header_block_closed(),
+                    Block::HeadBegun => activity.next_head_begun(),
+                    Block::HeadsComplete => activity.heads_complete(),
+                });
         }
         polled
     }
