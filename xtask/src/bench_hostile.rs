@@ -2,11 +2,14 @@
 //! each deployment SECURITY.md compares: the docs' axum program on `bindery::serve::Server`, the
 //! same on plain `axum::serve`, and the docs' actix-web and rocket programs, each a crate built
 //! in release mode (optimised) outside the workspace and started at an open-file limit of 1,024.
-//! The table goes to stdout and `target/bench/hostile.md`.
+//! Then, against a fresh start of each, the busy-slot attack (bindery_test_support::busy): two
+//! addresses keeping every slot the open-file limit allows busy, and a probe from a third.
+//! The tables go to stdout and `target/bench/hostile.md`.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use bindery_test_support::busy::{self, BusyAttack, BusyReport};
 use bindery_test_support::deployment::{self, BIG, Deployment, GZIP, SMALL};
 use bindery_test_support::hostile::{self, Attack, Closures, Report};
 use bindery_test_support::{Project, workspace};
@@ -23,12 +26,17 @@ pub struct Args {
     /// Seconds the attack may last.
     #[arg(long, default_value_t = 100)]
     pub patience: u64,
+    /// Seconds of the busy-slot attack (0: none).
+    #[arg(long, default_value_t = 120)]
+    pub busy_seconds: u64,
 }
 
 /// Builds and attacks each deployment in turn, then prints the table.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let target = workspace().join("target/bench/hostile-crates");
+    busy::raise_open_file_limit();
     let mut table = header();
+    let mut busy_table = busy_header();
     for deployment in Deployment::ALL {
         if !args.only.is_empty() && !args.only.iter().any(|name| name == deployment.name()) {
             continue;
@@ -53,13 +61,56 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("bench-hostile: attacking {}", deployment.name());
         let report = hostile::run(running.address, running.pid(), &attack);
         row(&mut table, deployment, &report);
+        eprintln!("{report:?}");
+        drop(running);
+        if args.busy_seconds > 0 {
+            let running = deployment::start(&deployment.binary(&project), args.open_files);
+            eprintln!("bench-hostile: busy slots against {}", deployment.name());
+            let report = busy::run(running.address, running.pid(), &busy_attack(args));
+            busy_row(&mut busy_table, deployment, &report);
+            eprintln!("{report:?}");
+        }
         // Written after each deployment: a later one that fails to build keeps the others'.
         std::fs::create_dir_all("target/bench")?;
-        std::fs::write("target/bench/hostile.md", &table)?;
-        eprintln!("{report:?}");
+        std::fs::write("target/bench/hostile.md", format!("{table}\n{busy_table}"))?;
     }
-    println!("{table}");
+    println!("{table}\n{busy_table}");
     Ok(())
+}
+
+/// Two addresses, each trying to hold half the descriptors and a few more, busy.
+fn busy_attack(args: &Args) -> BusyAttack {
+    let per_address = usize::try_from(args.open_files / 2).unwrap_or(usize::MAX) + 8;
+    BusyAttack {
+        addresses: vec![[127, 10, 0, 1].into(), [127, 11, 0, 1].into()],
+        per_address,
+        replace_every: Duration::from_secs(45),
+        page: SMALL.to_owned(),
+        large: BIG.to_owned(),
+        probe_from: [127, 250, 0, 1].into(),
+        probe_every: Duration::from_secs(2),
+        probe_timeout: Duration::from_secs(2),
+        duration: Duration::from_secs(args.busy_seconds),
+    }
+}
+
+fn busy_header() -> String {
+    "| deployment | probes answered (every 2 s, 2 s each) | longest without an answer | \
+     attackers' connections held (most / at the end) |\n| --- | --- | --- | --- |\n"
+        .to_owned()
+}
+
+fn busy_row(table: &mut String, deployment: Deployment, report: &BusyReport) {
+    let _ = writeln!(
+        table,
+        "| {} | {} of {} | {:.0} s | {} / {} |",
+        deployment.name(),
+        report.answered,
+        report.probes,
+        report.longest_without_answer.as_secs_f64(),
+        report.held_most,
+        report.held_at_end.iter().sum::<usize>(),
+    );
 }
 
 fn header() -> String {
@@ -115,10 +166,11 @@ fn row(table: &mut String, deployment: Deployment, report: &Report) {
         report.hog_answered
     );
     let normal = format!(
-        "{} of {} answered, slowest {:.2} s",
+        "{} of {} answered, slowest {:.2} s, none for {:.0} s",
         report.normal.answered,
         report.normal.requests,
-        report.normal.slowest.as_secs_f64()
+        report.normal.slowest.as_secs_f64(),
+        report.normal.longest_without_answer.as_secs_f64()
     );
     let memory = format!(
         "{:.1} / {:.1} / {:.1} MiB",

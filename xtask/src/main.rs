@@ -4,12 +4,14 @@
 mod bench_binary;
 mod bench_build;
 mod bench_cache;
+mod bench_cap;
 mod bench_cold;
 mod bench_deltas;
 mod bench_hostile;
 mod bench_http;
 mod bench_memory;
 mod bench_nginx;
+mod bench_overlay;
 mod bench_stall;
 mod ci;
 mod docs;
@@ -42,6 +44,8 @@ enum Task {
     Embed(embed::Args),
     /// Rebuild time of a crate embedding many small files: embed!, include_bytes!, rust-embed.
     BenchBuild(bench_build::Args),
+    /// What a new connection costs at a full cap of 1,024 and 16,384 idle connections.
+    BenchCap(bench_cap::Args),
     /// What embedding a folder adds to a release binary, by mode, against rust-embed and include_dir.
     BenchBinary(bench_binary::Args),
     /// What depending on bindery costs a cold release build, against rust-embed, include_dir, axum-embed and ServeDir.
@@ -50,6 +54,8 @@ enum Task {
     BenchHttp(bench_http::Args),
     /// bindery against nginx at its best per file, and /geo against a bare handler: persistent paired runs.
     BenchNginx(bench_nginx::Args),
+    /// What a miss costs with an overlay of 20,000 files against none: paired, on one connection.
+    BenchOverlay(bench_overlay::Args),
     /// A deploy that keeps the previous release: full, gzip, br, zstd and dcz bytes of a changed file, build time and catalog bytes.
     BenchDeltas(bench_deltas::Args),
     /// The same hostile clients against bindery's Server, plain axum::serve, actix-web and rocket.
@@ -93,10 +99,12 @@ fn main() -> ExitCode {
         Task::Soak(args) => soak::run(&args),
         Task::BenchMemory(args) => bench_memory::run(&args),
         Task::BenchBuild(args) => bench_build::run(&args),
+        Task::BenchCap(args) => bench_cap::run(&args),
         Task::BenchCold(args) => bench_cold::run(&args),
         Task::BenchBinary(args) => bench_binary::run(&args),
         Task::BenchHttp(args) => bench_http::run(&args),
         Task::BenchNginx(args) => bench_nginx::run(&args),
+        Task::BenchOverlay(args) => bench_overlay::run(&args),
         Task::BenchHostile(args) => bench_hostile::run(&args),
         Task::BenchStall(args) => bench_stall::run(&args),
         Task::BenchDeltas(args) => bench_deltas::run(&args),

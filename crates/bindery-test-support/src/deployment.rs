@@ -171,6 +171,25 @@ impl Running {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// Whether it is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Waits up to `patience` for it to exit; its status, or `None` if it is still running.
+    pub fn wait_exit(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + patience;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Running {
@@ -183,10 +202,19 @@ impl Drop for Running {
 /// Starts `binary` on a free loopback port with at most `open_files` descriptors (soft and hard
 /// limit, as a service unit's `LimitNOFILE=` sets them) and waits until it accepts.
 pub fn start(binary: &Path, open_files: u64) -> Running {
+    start_in(binary, open_files, None)
+}
+
+/// [`start`], in the cgroup whose `cgroup.procs` is `group` (a container's memory limit:
+/// [`MemoryGroup`](crate::budget::MemoryGroup)).
+pub fn start_in(binary: &Path, open_files: u64, group: Option<&Path>) -> Running {
     let address = SocketAddr::from(([127, 0, 0, 1], crate::free_port()));
+    let join = group.map_or_else(String::new, |procs| {
+        format!("echo $$ > '{}' && ", procs.display())
+    });
     let child = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -n {open_files} && exec \"$0\""))
+        .arg(format!("{join}ulimit -n {open_files} && exec \"$0\""))
         .arg(binary)
         .env("BIND", address.to_string())
         .env("ROCKET_LOG_LEVEL", "off")

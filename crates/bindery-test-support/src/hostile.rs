@@ -111,6 +111,9 @@ pub struct Served {
     pub answered: usize,
     /// The slowest answer.
     pub slowest: Duration,
+    /// The longest time without an answer: from the start of a request that got none to the
+    /// next answer (or the end).
+    pub longest_without_answer: Duration,
 }
 
 /// Everything the attack saw.
@@ -463,15 +466,24 @@ async fn fetch(address: SocketAddr, path: &str) -> bool {
 /// One request at a time, a new connection each, from 127.0.0.2, until `stop`.
 async fn normal_client(address: SocketAddr, path: String, stop: Arc<AtomicBool>) -> Served {
     let mut served = Served::default();
+    let mut unanswered_since: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         served.requests += 1;
         let started = Instant::now();
         let answered = tokio::time::timeout(Duration::from_secs(5), fetch(address, &path)).await;
         if matches!(answered, Ok(true)) {
             served.answered += 1;
+            if let Some(since) = unanswered_since.take() {
+                served.longest_without_answer = served.longest_without_answer.max(since.elapsed());
+            }
+        } else if unanswered_since.is_none() {
+            unanswered_since = Some(started);
         }
         served.slowest = served.slowest.max(started.elapsed());
         tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    if let Some(since) = unanswered_since {
+        served.longest_without_answer = served.longest_without_answer.max(since.elapsed());
     }
     served
 }

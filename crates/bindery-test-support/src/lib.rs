@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+pub mod budget;
+pub mod busy;
 pub mod deployment;
 pub mod hostile;
 mod http;

@@ -291,6 +291,21 @@ fn render_connections(out: &mut String, connections: &ConnectionStats) {
             "The cap per client (--max-connections-per-client).",
             connections.per_client,
         ),
+        (
+            "geo_connections_largest_client",
+            "The most connections one client (an IPv4 address, an IPv6 /64) holds now.",
+            connections.largest_client,
+        ),
+        (
+            "geo_connections_clients",
+            "Clients holding a connection now.",
+            connections.clients,
+        ),
+        (
+            "geo_connections_upgraded",
+            "Connections handed to the application by an upgrade, open now.",
+            connections.upgraded,
+        ),
     ];
     for (name, help, value) in gauges {
         describe(out, name, "gauge", help);
@@ -315,6 +330,29 @@ fn render_connections(out: &mut String, connections: &ConnectionStats) {
         "Idle connections closed to make room for a new one at a cap.",
     );
     let _ = writeln!(out, "geo_connections_evicted_total {}", connections.evicted);
+    describe(
+        out,
+        "geo_connections_evicted_busy_total",
+        "counter",
+        "Busy connections closed at the cap with nothing idle: the oldest of the client \
+         holding the most, to make room for another client's.",
+    );
+    let _ = writeln!(
+        out,
+        "geo_connections_evicted_busy_total {}",
+        connections.evicted_busy
+    );
+    describe(
+        out,
+        "geo_connections_reset_limited_total",
+        "counter",
+        "HTTP/2 connections ended (GOAWAY) because their client reset too many answered streams.",
+    );
+    let _ = writeln!(
+        out,
+        "geo_connections_reset_limited_total {}",
+        connections.reset_limited
+    );
     describe(
         out,
         "geo_connections_expired_total",

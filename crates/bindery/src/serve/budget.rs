@@ -150,6 +150,19 @@ impl Budget {
         }
     }
 
+    /// Whether `bytes` more fit `client`'s share now (always, for no client).
+    pub(crate) fn has_room(&self, client: Option<u128>, bytes: usize) -> bool {
+        client.is_none_or(|client| {
+            let held = self.clients().get(&client).copied().unwrap_or(0);
+            held.saturating_add(bytes) <= self.share
+        })
+    }
+
+    /// Counts a request refused before it asked for a lease (its client was past its share).
+    pub(crate) fn count_refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// (bytes alive now, the most ever alive, requests refused, the limit).
     pub(crate) fn figures(&self) -> (usize, usize, u64, usize) {
         (

@@ -16,6 +16,7 @@ mod reproducible;
 mod roundtrip;
 mod rust_embed_crates;
 mod server;
+mod server_attacks;
 mod trust;
 mod vite;
 mod zerocopy;

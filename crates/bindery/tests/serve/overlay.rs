@@ -8,7 +8,7 @@ use http::StatusCode;
 
 use bindery_test_support::replace_by_rename;
 
-use crate::support::{GZIP, STATIC, get};
+use crate::support::{FINGERPRINTED, GZIP, STATIC, get};
 
 fn service(overlay: Overlay) -> ServeCatalog {
     ServeCatalog::builder(overlay.catalog())
@@ -371,4 +371,106 @@ async fn past_a_bound_a_new_version_is_refused_and_the_catalog_answers() {
     assert!(small.get("a.txt").is_some());
     assert!(small.get("b.txt").is_none(), "20 bytes held would pass 12");
     assert_eq!(small.held().bytes, 10);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_folder_swapped_for_a_link_or_another_folder_after_start_serves_none_of_theirs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("custom");
+    let outside = dir.path().join("etc");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(folder.join("hello.txt"), "overlay\n").expect("write");
+    std::fs::write(outside.join("hello.txt"), "TARGET").expect("write");
+    std::fs::write(outside.join("passwd"), "TARGET").expect("write");
+    let service = service(Overlay::new(&STATIC, &folder).expect("folder"));
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.body,
+        &b"overlay\n"[..]
+    );
+    // What anyone who can write the folder's parent can do: rename it, link another in.
+    std::fs::rename(&folder, dir.path().join("moved")).expect("rename");
+    std::os::unix::fs::symlink(&outside, &folder).expect("link");
+    let passwd = get(&service, "/passwd", &[]).await;
+    assert_eq!(passwd.status, StatusCode::NOT_FOUND);
+    let hello = get(&service, "/hello.txt", &[]).await;
+    assert_eq!(
+        hello.body,
+        &b"overlay\n"[..],
+        "the folder opened at start, not the link's"
+    );
+    // A real folder in its place changes nothing either, until a restart.
+    std::fs::remove_file(&folder).expect("unlink");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("passwd"), "TARGET").expect("write");
+    assert_eq!(
+        get(&service, "/passwd", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_hard_link_in_the_folder_is_no_file_there() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("custom");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(dir.path().join("secret"), "TARGET").expect("write");
+    // To a file outside the folder (O_NOFOLLOW does not see it), under a new name and under an
+    // embedded one.
+    std::fs::hard_link(dir.path().join("secret"), folder.join("passwd")).expect("hard link");
+    std::fs::hard_link(dir.path().join("secret"), folder.join("hello.txt")).expect("hard link");
+    let service = service(Overlay::new(&STATIC, &folder).expect("folder"));
+    assert_eq!(
+        get(&service, "/passwd", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        get(&service, "/hello.txt", &[]).await.body,
+        on_disk("hello.txt")
+    );
+}
+
+#[tokio::test]
+async fn a_fingerprinted_url_is_immutable_only_over_the_bytes_it_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = service_of(
+        &FINGERPRINTED,
+        Overlay::new(&FINGERPRINTED, dir.path()).expect("folder"),
+    );
+    let url = FINGERPRINTED.url("app.js").expect("a fingerprinted name");
+    let url = format!("/{url}");
+    let embedded = get(&service, &url, &[]).await;
+    assert_eq!(embedded.body, on_disk("app.js"));
+    assert!(embedded.header("cache-control").contains("immutable"));
+    // A hotfix on disk: served under the fingerprinted URL too, but never as immutable.
+    std::fs::write(dir.path().join("app.js"), "/* hotfix */").expect("write");
+    let hotfix = get(&service, &url, &[]).await;
+    assert_eq!(&hotfix.body[..], b"/* hotfix */");
+    assert!(
+        !hotfix.header("cache-control").contains("immutable"),
+        "{}",
+        hotfix.header("cache-control")
+    );
+    assert_eq!(hotfix.header("cache-control"), "no-cache");
+    // The same bytes as the build's: immutable is right again.
+    std::fs::write(dir.path().join("app.js"), on_disk("app.js")).expect("write");
+    let same = get(&service, &url, &[]).await;
+    assert!(same.header("cache-control").contains("immutable"));
+    // A file there that cannot be read (longer than allowed): the embedded bytes, revalidated.
+    let small = service_of(
+        &FINGERPRINTED,
+        Overlay::new(&FINGERPRINTED, dir.path())
+            .expect("folder")
+            .max_file_size(4),
+    );
+    std::fs::write(dir.path().join("app.js"), "/* a longer hotfix */").expect("write");
+    let unread = get(&small, &url, &[]).await;
+    assert_eq!(unread.body, on_disk("app.js"));
+    assert!(
+        !unread.header("cache-control").contains("immutable"),
+        "{}",
+        unread.header("cache-control")
+    );
 }

@@ -25,6 +25,10 @@ pub static VUE: Catalog = bindery::embed!(
     precompress = ["br", "zstd", "gzip"]
 );
 
+/// The fixtures with fingerprinted names (`app.<hash>.js`), for what an overlay may serve under
+/// them.
+pub static FINGERPRINTED: Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+
 /// Vue's minified script (105 KiB) stored gzip: decompressed for clients without gzip.
 pub static VUE_GZIP: Catalog = bindery::embed!(
     "../../benches/assets/web",

@@ -150,3 +150,45 @@ async fn renames_under_readers_stay_bounded(
         (after - two) / 1024
     );
 }
+
+/// What anyone who can write the overlay folder's parent can do: rename the folder away and
+/// put a link to `/etc`-like folder in its place, or a hard link in it. The process goes on
+/// serving the folder it opened; nothing of the link's target comes out.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overlay_folder_swapped_for_a_link_or_holding_a_hard_link_serves_none_of_the_target() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("overlay");
+    let target = dir.path().join("etc");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::create_dir_all(&target).expect("mkdir");
+    std::fs::write(target.join("passwd"), "root:x:0:0:TARGET").expect("write");
+    std::fs::write(target.join("theme.css"), "TARGET").expect("write");
+    std::fs::write(folder.join("theme.css"), "body{color:red}").expect("write");
+    let server = start(&["--spa-overlay", folder.to_str().expect("UTF-8")]);
+    let client = reqwest::Client::new();
+    let get = |path: &str| {
+        let request = client.get(format!("{}{path}", server.base));
+        async move {
+            let response = request.send().await.expect("request");
+            (
+                response.status().as_u16(),
+                response.text().await.expect("body"),
+            )
+        }
+    };
+    assert_eq!(get("/theme.css").await, (200, "body{color:red}".to_owned()));
+    std::fs::rename(&folder, dir.path().join("moved")).expect("rename");
+    std::os::unix::fs::symlink(&target, &folder).expect("link");
+    let (status, body) = get("/passwd").await;
+    assert!(!body.contains("TARGET"), "{status}: {body}");
+    assert_eq!(
+        get("/theme.css").await.1,
+        "body{color:red}",
+        "the folder opened at start"
+    );
+    // A hard link to the target's file, in the folder the process holds.
+    std::fs::hard_link(target.join("passwd"), dir.path().join("moved/secret.css")).expect("link");
+    let (status, body) = get("/secret.css").await;
+    assert!(!body.contains("TARGET"), "{status}: {body}");
+}

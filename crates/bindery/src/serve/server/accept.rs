@@ -289,6 +289,8 @@ impl<S> Connection<S> {
             }
         });
         if let Ended::Closed = watch(&activity, deadlines, &slots, &mut serving, peer).await {
+            // A reset: nothing queued for a client this side gave up on is sent after the close.
+            activity.reset_on_close();
             serving.abort();
             return;
         }
@@ -361,12 +363,14 @@ async fn watch_upgraded(
             reason = deadlines::watchdog(Arc::clone(activity), deadlines) => {
                 slots.record_expired(reason);
                 tracing::debug!(%peer, "upgraded connection closed at its deadline");
+                activity.reset_on_close();
                 activity.shut_socket();
                 break;
             }
             () = activity.stopped() => {
                 if activity.stop_reason().is_some_and(|reason| reason >= Stop::Evicted) {
                     tracing::debug!(%peer, "upgraded connection closed");
+                    activity.reset_on_close();
                     activity.shut_socket();
                     break;
                 }

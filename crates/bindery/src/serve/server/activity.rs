@@ -293,10 +293,14 @@ impl Activity {
         self.started.load(Ordering::Relaxed)
     }
 
-    /// Whether the connection waits for the client: no request in flight, and not handed over
-    /// to the application by an upgrade.
+    /// Whether the connection waits for the client between requests: its first request came,
+    /// none is in flight, and it was not handed over to the application by an upgrade. (One
+    /// whose first request has not come yet is not idle but on its way: closing it for room
+    /// would only make the next newcomer's room out of this one.)
     pub fn is_idle(&self) -> bool {
-        self.in_flight_count.load(Ordering::Relaxed) == 0 && !self.is_upgraded()
+        self.in_flight_count.load(Ordering::Relaxed) == 0
+            && self.started.load(Ordering::Relaxed) > 0
+            && !self.is_upgraded()
     }
 
     /// Since when (in the server clock's milliseconds) the connection has had nothing in
@@ -384,6 +388,22 @@ impl Activity {
                 // before the stream that owns it is closed (`detach_socket`).
                 let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
                 let _ = rustix::net::shutdown(fd, rustix::net::Shutdown::Both);
+            }
+        }
+    }
+
+    /// Makes the socket's close a reset (`SO_LINGER` 0): what is still queued for the client is
+    /// dropped instead of being sent on by the kernel after the close (an orphan socket), for
+    /// connections this side closes: at a deadline, for room, at the end of the grace.
+    pub(super) fn reset_on_close(&self) {
+        #[cfg(unix)]
+        {
+            let socket = self.socket_lock();
+            if let Some(fd) = *socket {
+                // SAFETY: as in `shut_socket`: open while it is in `socket`, under this lock.
+                let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                let _ =
+                    rustix::net::sockopt::set_socket_linger(fd, Some(std::time::Duration::ZERO));
             }
         }
     }

@@ -179,13 +179,52 @@ impl Holders {
     /// The client holding the most, block by block: the widest block with the most
     /// connections, the largest part of it, and so down to a client.
     pub(super) fn largest(&self) -> Option<Block> {
-        let mut block = self.top.last()?.1;
+        self.largest_within(self.top.last()?.1)
+    }
+
+    /// The client holding the most within `block` (itself, for a client).
+    fn largest_within(&self, mut block: Block) -> Option<Block> {
         loop {
             let holder = self.by_block.get(&block)?;
             match holder.parts.last() {
                 Some((_, part)) if *part != block => block = *part,
                 _ => return Some(block),
             }
+        }
+    }
+
+    /// The client that gives up a connection for a newcomer of `newcomer`'s lineage (`None`: a
+    /// trusted proxy, no client) at a full cap: going down block by block, the first level at
+    /// which the block holding the most is not the newcomer's own decides, and that block's
+    /// largest client gives way only if the block holds at least two more than the newcomer's
+    /// would with this connection; otherwise, or when the newcomer is the largest client, nobody
+    /// does. So clients of equal shares do not take slots from each other, however often
+    /// they reconnect.
+    pub(super) fn victim_for(&self, newcomer: Option<&Lineage>) -> Option<Block> {
+        let mut parts = &self.top;
+        let mut level = 0;
+        loop {
+            let &(count, block) = parts.last()?;
+            let mine = newcomer.and_then(|lineage| lineage.blocks().get(level).copied());
+            if Some(block) == mine {
+                // The newcomer's own block holds the most here: decide within it.
+                let holder = self.by_block.get(&block)?;
+                match holder.parts.last() {
+                    Some((_, part)) if *part != block => {
+                        parts = &holder.parts;
+                        level += 1;
+                        continue;
+                    }
+                    _ => return None,
+                }
+            }
+            let my_count = mine
+                .and_then(|mine| self.by_block.get(&mine))
+                .map_or(0, |holder| holder.count);
+            if count <= my_count + 1 {
+                return None;
+            }
+            return self.largest_within(block);
         }
     }
 
@@ -272,6 +311,37 @@ mod tests {
         }
         assert_eq!(holders.largest(), Some(lineage("2001:db8:2::1").client()));
         assert_eq!(holders.figures(), (2, 1));
+    }
+
+    #[test]
+    fn a_holder_gives_way_only_to_a_newcomer_holding_two_fewer() {
+        let mut holders = Holders::default();
+        let (a, b) = (lineage("10.1.0.1"), lineage("10.2.0.1"));
+        for id in 0..3 {
+            holders.add(&a, id);
+        }
+        holders.add(&b, 10);
+        holders.add(&b, 11);
+        // b (2, 3 with the newcomer) against a (3): no.
+        assert_eq!(holders.victim_for(Some(&b)), None);
+        // A third client (0, 1 with the newcomer) against a (3): a gives way.
+        assert_eq!(
+            holders.victim_for(Some(&lineage("10.3.0.1"))),
+            Some(a.client())
+        );
+        // a itself: it holds the most.
+        assert_eq!(holders.victim_for(Some(&a)), None);
+        holders.remove(&b, 11, None);
+        assert_eq!(holders.victim_for(Some(&b)), Some(a.client()), "1 + 1 < 3");
+        // Within one /24, address against address.
+        let mut same = Holders::default();
+        for id in 0..4 {
+            same.add(&lineage("192.0.2.2"), id);
+        }
+        assert_eq!(
+            same.victim_for(Some(&lineage("192.0.2.9"))),
+            Some(lineage("192.0.2.2").client())
+        );
     }
 
     #[test]

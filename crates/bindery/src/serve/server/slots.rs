@@ -1,9 +1,11 @@
 //! The connection cap, fair: at most `cap` connections open, at most `per_client` of them from
 //! one client (an IPv4 address, an IPv6 /64). At either limit the connection idle the longest
-//! (of that client, or of all) is closed to make room. At the cap with nothing idle, the client
-//! holding the most (counted block by block: holders.rs) gives up its oldest connection, busy
-//! or not, unless the newcomer is that client, which is then refused. So no small group of
-//! addresses can hold every slot, however busy they keep them.
+//! (of that client, or of all; a connection is idle once its first request has ended) is closed
+//! to make room. At the cap with nothing idle, the client holding the most (counted block by
+//! block: holders.rs) gives up its oldest connection, busy or not, if it holds at least two more
+//! than the newcomer would; otherwise the newcomer is refused. So no small group of addresses
+//! can hold every slot, however busy they keep them, and clients of equal shares do not take
+//! slots from each other.
 //!
 //! Every choice is O(log n): idle connections are kept ordered by when they went idle (each
 //! connection reports its turns between idle and busy: [`Slots::reconcile`]), holders by count.
@@ -152,16 +154,14 @@ impl Registry {
     }
 
     /// The connection to close for a newcomer `client` at the cap: the longest idle, else the
-    /// oldest of the client holding the most, unless that is the newcomer.
+    /// oldest of the client holding the most, if it holds at least two more than the newcomer
+    /// would (holders.rs).
     fn victim_at_cap(&self, client: Option<&Lineage>) -> Result<(u64, bool), Refused> {
         if let Some((_, id)) = self.idle.first() {
             return Ok((*id, false));
         }
-        let largest = self.holders.largest().ok_or(Refused::Full)?;
-        if client.is_some_and(|client| client.client() == largest) {
-            return Err(Refused::Full);
-        }
-        let id = self.holders.oldest(largest).ok_or(Refused::Full)?;
+        let victim = self.holders.victim_for(client).ok_or(Refused::Full)?;
+        let id = self.holders.oldest(victim).ok_or(Refused::Full)?;
         Ok((id, true))
     }
 

@@ -19,6 +19,15 @@ fn busy(clock: &Arc<Clock>) -> (Arc<Activity>, crate::serve::server::activity::I
     (activity, request)
 }
 
+/// A connection whose one request has ended: idle, since now.
+fn idle(clock: &Arc<Clock>) -> Arc<Activity> {
+    let activity = Activity::new(clock);
+    drop(activity.request_started(false, false));
+    activity.flushed();
+    assert!(activity.is_idle());
+    activity
+}
+
 #[test]
 fn at_the_cap_the_longest_idle_connection_makes_room() {
     let counters = ConnectionCounters::default();
@@ -30,11 +39,11 @@ fn at_the_cap_the_longest_idle_connection_makes_room() {
     );
     let hog = address("192.0.2.1");
     let clock = Clock::new();
-    let first = Activity::new(&clock);
+    let first = idle(&clock);
     let held_first = slots.take(hog, &first).expect("slot");
     std::thread::sleep(std::time::Duration::from_millis(5));
     clock.advance();
-    let second = Activity::new(&clock);
+    let second = idle(&clock);
     let _held_second = slots.take(hog, &second).expect("slot");
     let other = slots
         .take(address("192.0.2.2"), &Activity::new(&clock))
@@ -49,10 +58,41 @@ fn at_the_cap_the_longest_idle_connection_makes_room() {
 }
 
 #[test]
+fn a_connection_whose_first_request_has_not_come_is_not_closed_as_idle() {
+    let counters = ConnectionCounters::default();
+    let slots = Slots::new(
+        2,
+        DEFAULT_PER_CLIENT,
+        TrustedProxies::none(),
+        counters.clone(),
+    );
+    let clock = Clock::new();
+    // Two fresh connections of two clients: neither is idle, and a third client holds no
+    // fewer than them by two: nobody is closed for it.
+    let _a = slots
+        .take(address("192.0.2.1"), &Activity::new(&clock))
+        .expect("slot");
+    let _b = slots
+        .take(address("198.51.100.1"), &Activity::new(&clock))
+        .expect("slot");
+    assert_eq!(
+        slots
+            .take(address("203.0.113.1"), &Activity::new(&clock))
+            .err(),
+        Some(Refused::Full)
+    );
+    let stats = counters.stats();
+    assert_eq!(
+        (stats.evicted, stats.evicted_busy, stats.refused_full),
+        (0, 0, 1)
+    );
+}
+
+#[test]
 fn a_connection_turning_idle_is_filed_as_idle_and_busy_again_is_not() {
     let counters = ConnectionCounters::default();
     let slots = Slots::new(
-        1,
+        2,
         DEFAULT_PER_CLIENT,
         TrustedProxies::none(),
         counters.clone(),
@@ -60,17 +100,23 @@ fn a_connection_turning_idle_is_filed_as_idle_and_busy_again_is_not() {
     let clock = Clock::new();
     let (first, request) = busy(&clock);
     let _held = slots.take(address("192.0.2.1"), &first).expect("slot");
-    let _newcomer_a = Activity::new(&clock);
-    // Busy, and the newcomer is another client: the busy holder gives way.
+    let (second, _busy) = busy(&clock);
+    let _also = slots.take(address("192.0.2.1"), &second).expect("slot");
     drop(request);
     first.flushed();
     assert!(first.is_idle());
+    // Busy again before the newcomer comes: it is no idle connection to close.
     let again = first.request_started(false, false);
     let newcomer = Activity::new(&clock);
     let _in = slots
-        .take(address("192.0.2.9"), &newcomer)
+        .take(address("198.51.100.9"), &newcomer)
         .expect("room made");
-    assert_eq!(counters.stats().evicted_busy, 1, "busy, not idle");
+    let stats = counters.stats();
+    assert_eq!(
+        (stats.evicted, stats.evicted_busy),
+        (0, 1),
+        "busy, not idle"
+    );
     drop(again);
 }
 
@@ -282,30 +328,19 @@ fn at_16384_busy_connections_each_newcomer_evicts_exactly_the_largest_holders_ol
         .collect();
     assert_eq!(evicted.len(), 64);
     assert!(evicted.iter().all(|index| *index < open), "{evicted:?}");
-    // Newcomers of one /24 are one client: once their block holds the most (5), they give way
-    // to each other, not to the old clients any more.
-    let before = counters.stats().evicted_busy;
-    let mut same_block = Vec::new();
+    // Newcomers of one /24 are one client: their block takes slots until it holds one less
+    // than the old clients' four (3 + 1 would be 4); past that, they are refused.
+    let before = counters.stats();
+    let mut taken = 0;
     for index in 1..=8u8 {
         let (activity, request) = busy(&clock);
-        let slot = slots
-            .take(IpAddr::from([12, 0, 0, index]), &activity)
-            .expect("room");
-        same_block.push((slot, request, activity));
+        if let Ok(slot) = slots.take(IpAddr::from([12, 0, 0, index]), &activity) {
+            taken += 1;
+            held.push((slot, request, activity));
+        }
     }
-    let from_old = held
-        .iter()
-        .filter(|(_, _, activity)| activity.stop_reason() == Some(Stop::Evicted))
-        .count()
-        - 64;
-    assert_eq!(counters.stats().evicted_busy - before, 8);
-    assert_eq!(
-        from_old, 4,
-        "the block took four slots, then paid for its own"
-    );
-    let own = same_block
-        .iter()
-        .filter(|(_, _, activity)| activity.stop_reason() == Some(Stop::Evicted))
-        .count();
-    assert_eq!(own, 4);
+    let after = counters.stats();
+    assert_eq!(taken, 3);
+    assert_eq!(after.evicted_busy - before.evicted_busy, 3);
+    assert_eq!(after.refused_full - before.refused_full, 5);
 }
