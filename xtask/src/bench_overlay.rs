@@ -3,7 +3,8 @@
 //! holds `--files` files (20,000 by default), each asked in turn for a file that is nowhere
 //! (`/assets/missing-N.js`, the SPA's fallback, 404 page and folder checks included) as fast
 //! as one keep-alive connection allows, for a few seconds; the two alternate, so that drift
-//! falls on both. The median ratio of time per miss is the figure BENCHMARKS.md quotes.
+//! falls on both. The median ratio of time per miss is the figure BENCHMARKS.md quotes;
+//! `--binary` times another build (an older one, for the comparison).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -27,6 +28,9 @@ pub struct Args {
     /// Seconds of each run.
     #[arg(long, default_value_t = 5)]
     pub seconds: u64,
+    /// The geo-server to time (default: this checkout's release build).
+    #[arg(long)]
+    pub binary: Option<std::path::PathBuf>,
 }
 
 /// A geo-server on a free port, killed when dropped.
@@ -110,7 +114,10 @@ fn read_answer(stream: &mut TcpStream, buffer: &mut [u8]) -> anyhow::Result<()> 
 
 /// Builds, fills the folder, runs the pairs and prints the table.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let binary = build_geo_server(false)?;
+    let binary = match &args.binary {
+        Some(binary) => binary.clone(),
+        None => build_geo_server(false)?,
+    };
     let folder = tempfile::tempdir()?;
     let assets = folder.path().join("assets");
     std::fs::create_dir_all(&assets)?;

@@ -86,8 +86,8 @@ pub struct Activity {
     stopped: Notify,
     /// Wakes the connection's own task to end gracefully.
     graceful: Notify,
-    /// The cap's record of this connection.
-    link: OnceLock<(Weak<Slots>, u64)>,
+    /// The cap's record of this connection, and whether the cap orders idle connections now.
+    link: OnceLock<(Weak<Slots>, u64, Arc<AtomicBool>)>,
     /// The socket while it is open, to shut it down under an application that holds it after
     /// an upgrade.
     #[cfg(unix)]
@@ -132,17 +132,24 @@ impl Activity {
         self.clock.now()
     }
 
-    /// Ties the connection to its record in the cap (`id` of `slots`).
-    pub(super) fn link(&self, slots: Weak<Slots>, id: u64) {
-        let _ = self.link.set((slots, id));
+    /// Ties the connection to its record in the cap (`id` of `slots`), which orders idle
+    /// connections while `tracking` says so.
+    pub(super) fn link(&self, slots: Weak<Slots>, id: u64, tracking: Arc<AtomicBool>) {
+        let _ = self.link.set((slots, id, tracking));
     }
 
-    /// Reports a turn between idle and busy to the cap.
+    /// Reports a turn between idle and busy to the cap, while it orders idle connections (near
+    /// a limit: far from one a request takes no lock).
     fn turned(&self) {
-        if let Some((slots, id)) = self.link.get()
-            && let Some(slots) = slots.upgrade()
-        {
-            slots.reconcile(*id);
+        if let Some((slots, id, tracking)) = self.link.get() {
+            // With the fence in `Slots::start_tracking`: either this sees the flag, or the
+            // cap's pass over every connection sees this turn.
+            std::sync::atomic::fence(Ordering::SeqCst);
+            if tracking.load(Ordering::Relaxed)
+                && let Some(slots) = slots.upgrade()
+            {
+                slots.reconcile(*id);
+            }
         }
     }
 
@@ -280,7 +287,7 @@ impl Activity {
     /// stall carries over to the connection, and the reset is counted against the client.
     pub(super) fn stream_abandoned(&self, progress: u64) {
         self.carried.fetch_min(progress, Ordering::Relaxed);
-        if let Some((slots, id)) = self.link.get()
+        if let Some((slots, id, _)) = self.link.get()
             && let Some(slots) = slots.upgrade()
         {
             slots.count_reset(*id, self.now());

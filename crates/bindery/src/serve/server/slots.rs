@@ -9,6 +9,9 @@
 //!
 //! Every choice is O(log n): idle connections are kept ordered by when they went idle (each
 //! connection reports its turns between idle and busy: [`Slots::reconcile`]), holders by count.
+//! The order is kept only near a limit (from half the cap, or half a client's share, until
+//! below a quarter), made in one pass when that begins: far from any limit a request takes no
+//! lock.
 //!
 //! Connections from a trusted proxy count against the cap only: a proxy's pooled upstream
 //! connections carry many clients in turn, so no one client can be charged for them (limit
@@ -20,7 +23,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
@@ -183,6 +186,9 @@ pub(super) struct Slots {
     counters: ConnectionCounters,
     /// Told when the last connection is gone.
     emptied: Notify,
+    /// Whether idle connections are kept in order now (near a limit), shared with each
+    /// connection's activity.
+    tracking: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Slots {
@@ -214,6 +220,7 @@ impl Slots {
             registry: Mutex::new(Registry::default()),
             counters,
             emptied: Notify::new(),
+            tracking: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -276,14 +283,58 @@ impl Slots {
                 resets: Resets::default(),
             },
         );
-        activity.link(Arc::downgrade(self), id);
-        Self::reconcile_locked(&mut registry, id);
+        activity.link(Arc::downgrade(self), id, Arc::clone(&self.tracking));
+        if self.tracking.load(Ordering::Relaxed) {
+            Self::reconcile_locked(&mut registry, id);
+        } else if self.is_near_a_limit(&registry) {
+            self.start_tracking(&mut registry);
+        }
         self.publish(&registry);
         Ok(Slot {
             slots: Arc::clone(self),
             id,
             client: client.map(|(key, _)| key.bits()),
         })
+    }
+
+    /// Whether the open connections are near the cap, or a client's near its share: idle
+    /// connections are then kept in order.
+    fn is_near_a_limit(&self, registry: &Registry) -> bool {
+        registry.open.len() >= self.cap.div_ceil(2)
+            || registry.holders.figures().0 >= self.per_client.div_ceil(2)
+    }
+
+    /// Whether they are far from both (a quarter): the order is then dropped.
+    fn is_far_from_limits(&self, registry: &Registry) -> bool {
+        registry.open.len() < self.cap / 4 && registry.holders.figures().0 < self.per_client / 4
+    }
+
+    /// Starts keeping idle connections in order: the flag first, then one pass over every
+    /// connection (a turn that missed the flag is seen by the pass: `Activity::turned`).
+    fn start_tracking(&self, registry: &mut Registry) {
+        self.tracking.store(true, Ordering::Relaxed);
+        std::sync::atomic::fence(Ordering::SeqCst);
+        let ids: Vec<u64> = registry.open.keys().copied().collect();
+        for id in ids {
+            Self::reconcile_locked(registry, id);
+        }
+    }
+
+    /// Stops keeping idle connections in order, and forgets the order.
+    fn stop_tracking(&self, registry: &mut Registry) {
+        self.tracking.store(false, Ordering::Relaxed);
+        let Registry {
+            open,
+            idle,
+            holders,
+            ..
+        } = registry;
+        idle.clear();
+        for (id, open) in open.iter_mut() {
+            if let (Some(since), Some((_, lineage))) = (open.idle_since.take(), &open.client) {
+                holders.set_idle(lineage, *id, Some(since), None);
+            }
+        }
     }
 
     /// Files connection `id` as idle or busy, as its activity says now: called after each of
@@ -411,6 +462,9 @@ impl Slots {
 
     fn release(&self, id: u64) {
         let mut registry = self.lock();
+        if self.tracking.load(Ordering::Relaxed) && self.is_far_from_limits(&registry) {
+            self.stop_tracking(&mut registry);
+        }
         if let Some(open) = registry.remove(id)
             && let Some((key, _)) = open.client
         {
