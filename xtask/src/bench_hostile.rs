@@ -29,6 +29,9 @@ pub struct Args {
     /// Seconds of the busy-slot attack (0: none).
     #[arg(long, default_value_t = 120)]
     pub busy_seconds: u64,
+    /// Only the busy-slot attack (its table), not the standard one.
+    #[arg(long)]
+    pub busy_only: bool,
 }
 
 /// Builds and attacks each deployment in turn, then prints the table.
@@ -53,16 +56,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "the {} crate did not build",
             deployment.name()
         );
-        let running = deployment::start(&deployment.binary(&project), args.open_files);
-        let attack = Attack {
-            patience: Duration::from_secs(args.patience),
-            ..Attack::standard(BIG, GZIP, SMALL)
-        };
-        eprintln!("bench-hostile: attacking {}", deployment.name());
-        let report = hostile::run(running.address, running.pid(), &attack);
-        row(&mut table, deployment, &report);
-        eprintln!("{report:?}");
-        drop(running);
+        if !args.busy_only {
+            let running = deployment::start(&deployment.binary(&project), args.open_files);
+            let attack = Attack {
+                patience: Duration::from_secs(args.patience),
+                ..Attack::standard(BIG, GZIP, SMALL)
+            };
+            eprintln!("bench-hostile: attacking {}", deployment.name());
+            let report = hostile::run(running.address, running.pid(), &attack);
+            row(&mut table, deployment, &report);
+            eprintln!("{report:?}");
+        }
         if args.busy_seconds > 0 {
             let running = deployment::start(&deployment.binary(&project), args.open_files);
             eprintln!("bench-hostile: busy slots against {}", deployment.name());

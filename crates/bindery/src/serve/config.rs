@@ -12,11 +12,13 @@ use super::path_headers::PathHeaders;
 pub(crate) const DEFAULT_MAX_PATH_LEN: usize = 2048;
 
 /// A file of the catalog chosen when the service is built: its place in the table; for a dev
-/// catalog, whose files change on disk, its key, looked up per request.
+/// catalog, whose files change on disk, its key, looked up per request; or a page the
+/// application rendered ([`Page`](super::Page)), with its headers made once.
 #[derive(Debug, Clone)]
 pub(crate) enum Chosen {
     Index(usize),
     Key(String),
+    Page(Arc<super::prepared::Prepared>),
 }
 
 /// The body of an error answer, from the status and the reason bindery gives: its

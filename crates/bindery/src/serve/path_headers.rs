@@ -30,6 +30,12 @@ const OWNED: [HeaderName; 15] = [
     header::X_CONTENT_TYPE_OPTIONS,
 ];
 
+/// Whether the service writes `name` itself (a per-path header or a page's header of that name
+/// would be refused or left out).
+pub(crate) fn is_written_by_the_service(name: &HeaderName) -> bool {
+    OWNED.contains(name)
+}
+
 /// The headers to add, by glob, in the order they were given.
 #[derive(Debug, Default)]
 pub(crate) struct PathHeaders {

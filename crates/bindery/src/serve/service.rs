@@ -10,10 +10,14 @@ use tower_service::Service;
 
 use super::bodies::{Answer, Bodies};
 use super::body::Body;
+use super::cache_control::NO_CACHE;
+use super::config::Chosen;
 use super::decide;
 use super::future::ResponseFuture;
 use super::head::RequestHead;
 use super::outcome::Outcome;
+use super::page::Page;
+use super::prepared::Prepared;
 use super::response;
 use super::site::Site;
 use crate::Catalog;
@@ -240,6 +244,64 @@ impl ServeCatalog {
     /// ```
     pub fn covers(&self, path: &str) -> bool {
         self.site.within_mount(path).is_some()
+    }
+
+    /// This service, with `page` (the application's own, rendered: a template with the
+    /// entry's tags, say) as its SPA fallback: a browser navigation to a path that names no
+    /// file (a deep link, or the mount point itself when the catalog has no index) gets the
+    /// page with its headers, as the application's route for it sends them (a CSP with its
+    /// scripts' hashes, `Link`), plus `no-cache`, `nosniff`, a strong ETag (304, `HEAD`) and
+    /// `Vary: accept`. Paths under the folders of a bundler's hashed files (`assets/`) never
+    /// fall back: a missing asset is a 404. The page is made once; render it again and call
+    /// this again after a change (dev mode reads the catalog's files anew, not this page).
+    ///
+    /// ```
+    /// use bindery::serve::{Page, ServeCatalog};
+    /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures", exclude = "index.html");
+    /// let page = Page::new("<!doctype html><div id=app></div>")
+    ///     .header(http::header::CONTENT_SECURITY_POLICY, http::HeaderValue::from_static("default-src 'self'"));
+    /// let service = ServeCatalog::builder(&SITE).build().unwrap().with_spa_page(page);
+    /// let deep = http::Request::get("/some/route").header("accept", "text/html").body(()).unwrap();
+    /// let answer = service.respond(&deep);
+    /// assert_eq!(answer.status(), http::StatusCode::OK);
+    /// assert_eq!(answer.headers()["content-security-policy"], "default-src 'self'");
+    /// assert_eq!(answer.headers()["cache-control"], "no-cache");
+    /// ```
+    pub fn with_spa_page(self, page: Page) -> ServeCatalog {
+        let chosen = self.page_as_file(&page);
+        self.with_config(|config| config.fallback = Some(chosen))
+    }
+
+    /// This service, with `page` as its 404 page (sent with status 404 for every miss that
+    /// does not fall back), with its headers, as [`with_spa_page`](Self::with_spa_page) says.
+    pub fn with_not_found_page(self, page: Page) -> ServeCatalog {
+        let chosen = self.page_as_file(&page);
+        self.with_config(|config| config.not_found = Some(chosen))
+    }
+
+    /// `page` as a file the service serves, its headers prepared once.
+    fn page_as_file(&self, page: &Page) -> Chosen {
+        let file = page.leak_as_file(&self.site.config.index_file);
+        let reserved =
+            |name: &http::HeaderName| super::path_headers::is_written_by_the_service(name);
+        let extra: Box<[(http::HeaderName, http::HeaderValue)]> = page
+            .headers()
+            .iter()
+            .filter(|(name, _)| !reserved(name))
+            .cloned()
+            .collect();
+        let no_cache = |_: &crate::EmbeddedFile| http::HeaderValue::from_static(NO_CACHE);
+        Chosen::Page(Arc::new(Prepared::new(file, &no_cache, extra)))
+    }
+
+    /// This service with `change` made to its setup (its bodies and counters shared).
+    fn with_config(self, change: impl FnOnce(&mut super::config::Config)) -> ServeCatalog {
+        let mut site = Site::clone(&self.site);
+        change(&mut site.config);
+        ServeCatalog {
+            site: Arc::new(site),
+            bodies: self.bodies,
+        }
     }
 
     /// The service's counters: the decompressed-body cache, the bounded decompression, the

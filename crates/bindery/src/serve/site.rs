@@ -10,7 +10,7 @@ use super::prepared::Prepared;
 use crate::{Catalog, EmbeddedFile};
 
 /// What a service was built with; immutable, shared by its clones.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Site {
     pub(crate) catalog: &'static Catalog,
     /// Header values of every file, by index; empty for a dev catalog, whose files change on
@@ -96,8 +96,13 @@ impl Site {
     }
 
     /// A file chosen when the service was built (an overlay may replace it now).
-    pub(crate) fn found(&self, chosen: &Chosen) -> Option<Target<'_>> {
+    pub(crate) fn found<'a>(&'a self, chosen: &'a Chosen) -> Option<Target<'a>> {
         match chosen {
+            Chosen::Page(prepared) => Some(Target {
+                prepared: Headers::Table(prepared),
+                index: None,
+                by_fingerprint: false,
+            }),
             #[cfg(feature = "overlay")]
             Chosen::Index(index) if self.config.overlay.is_some() => {
                 self.find(self.catalog.files()[*index].path())

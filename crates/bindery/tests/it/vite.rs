@@ -30,6 +30,9 @@ features = ["http1", "tokio"]
 version = "1"
 features = ["macros", "rt-multi-thread", "net"]
 
+[dependencies.http]
+version = "1"
+
 [features]
 default = ["bindery/serve", "bindery/server", "bindery/minijinja", "bindery/actix", "bindery/csp", "bindery/vite", "bindery/releases", "bindery/br", "bindery/zstd"]
 "#;
@@ -116,6 +119,16 @@ impl Server {
     fn get(&self, target: &str) -> RawResponse {
         raw_request(self.address, "GET", target, &[])
     }
+
+    /// `target` as a browser navigates to it (`Accept: text/html`).
+    fn page(&self, target: &str) -> RawResponse {
+        raw_request(
+            self.address,
+            "GET",
+            target,
+            &[("accept", "text/html,application/xhtml+xml,*/*;q=0.8")],
+        )
+    }
 }
 
 impl Drop for Server {
@@ -142,9 +155,14 @@ fn attribute(html: &str, marker: &str, attribute: &str) -> String {
 
 /// What Chromium saw loading the page (browser.mjs), with `extra` arguments.
 fn browse(project: &Project, server: &Server, extra: &[&str]) -> serde_json::Value {
+    browse_url(project, &format!("http://{}/", server.address), extra)
+}
+
+/// What Chromium saw loading `url` (browser.mjs), with `extra` arguments.
+fn browse_url(project: &Project, url: &str, extra: &[&str]) -> serde_json::Value {
     let output = Command::new("node")
         .arg("browser.mjs")
-        .arg(format!("http://{}/", server.address))
+        .arg(url)
         .args(extra)
         .current_dir(project.path())
         .output()
@@ -207,7 +225,7 @@ fn vites_stock_template_is_served_with_its_manifest_integrity_and_csp_on_axum_an
 /// script carry theirs; the `Link` header preloads them; the CSP allows the page's own inline
 /// scripts by hash. Returns the stylesheet's URL.
 fn the_page_loads_the_entry_with_integrity(server: &Server) -> String {
-    let page = server.get("/");
+    let page = server.page("/");
     assert_eq!(page.status, 200);
     let html = page.text();
     let map_start = html
@@ -250,7 +268,7 @@ fn the_page_loads_the_entry_with_integrity(server: &Server) -> String {
 
 /// Every file Vite named with its hash is immutable, under that name; the rest revalidate.
 fn hashed_files_are_immutable(server: &Server) {
-    let html = server.get("/").text();
+    let html = server.page("/").text();
     for url in [
         attribute(&html, r#"<script type="module""#, "src"),
         attribute(&html, "stylesheet", "href"),
@@ -354,7 +372,7 @@ fn an_edit_gets_a_new_name_and_the_old_one_is_gone(
     );
     project.build(epoch);
     let server = Server::start(&project.binary());
-    let html = server.get("/").text();
+    let html = server.page("/").text();
     let new_style = attribute(&html, "stylesheet", "href");
     assert_ne!(new_style, style, "an edited stylesheet gets a new name");
     assert_eq!(server.get(style).status, 404);
@@ -703,83 +721,198 @@ fn a_rolling_deploy_through_nginx_fails_no_request(
     println!("rolling deploy through nginx: {sent} requests, 0 failed");
 }
 
-/// Vite's react-ts template (`examples/vite-app/react`) in `frontend/`, as a user who follows
-/// docs/pipelines.md's "Another template, under a sub-path" would set it up.
-fn react_project() -> Project {
+/// The prefix the sub-path crates are mounted under: two levels, as a user's app often is.
+const PREFIX: &str = "/app/v2/";
+
+/// Another of Vite's templates in the example's place.
+#[derive(Debug, Clone, Copy)]
+enum Template {
+    /// react-ts (`examples/vite-app/react`), its `public/` links prefixed with `BASE_URL` in TSX.
+    React,
+    /// vue-ts (`examples/vite-app/vue`), its `public/` links left as the template writes them.
+    Vue,
+}
+
+impl Template {
+    fn folder(self) -> &'static str {
+        match self {
+            Template::React => "react",
+            Template::Vue => "vue",
+        }
+    }
+
+    /// Its files, as `npm create vite` writes them (the counter made a lazy component).
+    fn files(self) -> &'static [&'static str] {
+        match self {
+            Template::React => &[
+                "index.html",
+                "vite.config.ts",
+                "public/favicon.svg",
+                "public/icons.svg",
+                "src/main.tsx",
+                "src/App.tsx",
+                "src/Counter.tsx",
+                "src/App.css",
+                "src/index.css",
+                "src/assets/hero.png",
+                "src/assets/react.svg",
+                "src/assets/vite.svg",
+            ],
+            Template::Vue => &[
+                "index.html",
+                "vite.config.ts",
+                "public/favicon.svg",
+                "public/icons.svg",
+                "src/main.ts",
+                "src/App.vue",
+                "src/style.css",
+                "src/components/HelloWorld.vue",
+                "src/components/Counter.vue",
+                "src/assets/hero.png",
+                "src/assets/vite.svg",
+                "src/assets/vue.svg",
+            ],
+        }
+    }
+
+    /// The element the template renders into.
+    fn mount(self) -> &'static str {
+        match self {
+            Template::React => r#"<div id="root">"#,
+            Template::Vue => r#"<div id="app">"#,
+        }
+    }
+}
+
+/// `template` in `frontend/`, mounted at [`PREFIX`], as a user who follows docs/pipelines.md's
+/// "Another template, under a sub-path" would set it up.
+fn sub_path_project(template: Template) -> Project {
     let mut left_out = VANILLA.to_vec();
     left_out.push("src/bin/actix.rs");
     // Its own package (its own `OUT_DIR`), the library named as the example's sources expect.
-    let project = project_named("vite-react", "[lib]\nname = \"vite_app\"\n", &left_out);
-    for file in [
-        "index.html",
-        "vite.config.ts",
-        "public/favicon.svg",
-        "public/icons.svg",
-        "src/main.tsx",
-        "src/App.tsx",
-        "src/Counter.tsx",
-        "src/App.css",
-        "src/index.css",
-        "src/assets/hero.png",
-        "src/assets/react.svg",
-        "src/assets/vite.svg",
-    ] {
-        let contents = std::fs::read(example().join("react").join(file)).expect("react file");
+    let name = format!("vite-{}", template.folder());
+    let project = project_named(&name, "[lib]\nname = \"vite_app\"\n", &left_out);
+    for file in template.files() {
+        let source = example().join(template.folder()).join(file);
+        let contents = std::fs::read(&source).expect("template file");
         project.write(&format!("frontend/{file}"), contents);
     }
-    // The two lines the docs say to change: where the front end is mounted, and the element
-    // the template renders into.
+    // The lines the docs say to change: where the front end is mounted, and the element the
+    // template renders into.
     let build = std::fs::read_to_string(example().join("build.rs")).expect("build.rs");
     let mounted = build.replace(
         r#"const BASE: &str = "/";"#,
-        r#"const BASE: &str = "/static/";"#,
+        &format!("const BASE: &str = {PREFIX:?};"),
     );
     assert_ne!(build, mounted, "build.rs sets BASE in one line");
     project.write("build.rs", mounted);
     let page = std::fs::read_to_string(example().join("templates/index.html")).expect("page");
-    let react = page.replace(r#"<div id="app">"#, r#"<div id="root">"#);
-    assert_ne!(page, react, "the page's mount element");
-    project.write("templates/index.html", react);
+    let mounted = page.replace(r#"<div id="app">"#, template.mount());
+    project.write("templates/index.html", mounted);
     project
 }
 
-#[test]
-fn vites_react_template_under_a_sub_path_loads_with_no_console_error() {
-    if !bindery_test_support::slow_test(
-        "bindery",
-        "vites_react_template_under_a_sub_path_loads_with_no_console_error",
-        "needs npm packages and Chromium",
-    ) {
-        return;
+/// The rendered page, at the mount point and at a deep link: the same bytes with the same
+/// headers (the import map's and the inline script's hashes in the CSP, `Link`, `no-cache`,
+/// `nosniff`), the deep link's varying with `Accept`.
+fn every_route_gets_the_rendered_page(server: &Server) {
+    let root = server.page(PREFIX);
+    let deep = server.page(&format!("{PREFIX}some/route"));
+    for (page, what) in [(&root, "the mount point"), (&deep, "a deep link")] {
+        assert_eq!(page.status, 200, "{what}");
+        let html = page.text();
+        assert!(
+            html.contains(r#"<script type="importmap">"#),
+            "{what}: {html}"
+        );
+        let csp = page.header("content-security-policy").expect("a CSP");
+        assert_eq!(csp.matches("'sha256-").count(), 2, "{what}: {csp}");
+        assert!(
+            page.header("link")
+                .is_some_and(|link| link.contains("rel=modulepreload"))
+        );
+        assert_eq!(page.header("cache-control"), Some(NO_CACHE), "{what}");
+        assert_eq!(
+            page.header("x-content-type-options"),
+            Some("nosniff"),
+            "{what}"
+        );
     }
-    let project = react_project();
-    project.build(&[("SOURCE_DATE_EPOCH", Path::new(EPOCH))]);
-    let server = Server::start(&project.binary());
-    let html = server.get("/").text();
-    let script = attribute(&html, r#"<script type="module""#, "src");
-    assert!(script.starts_with("/static/assets/index-"), "{script}");
-    let seen = browse(&project, &server, &[]);
+    assert_eq!(root.body, deep.body, "one page for every route");
+    assert_eq!(deep.header("vary"), Some("accept"));
+    // A missing asset is a 404, for a navigation too: never the app with 200.
+    let missing = server.page(&format!("{PREFIX}assets/missing.js"));
+    assert_eq!(missing.status, 404);
+    // Nothing of the front end is answered outside its mount point.
+    assert_eq!(server.get("/icons.svg").status, 404);
+}
+
+/// Chromium at `path`: the template ran with no console error and no CSP violation, every
+/// request answered (the sprite of `public/` included, under the prefix), the hashed files
+/// immutable; the lazy chunk altered in transit is refused by the import map's integrity.
+fn chromium_at(project: &Project, server: &Server, path: &str) {
+    let url = format!("http://{}{path}", server.address);
+    let seen = browse_url(project, &url, &[]);
     the_template_ran(&seen);
-    // Every request the page made was answered, the sprite of `public/` included.
-    let responses = seen["responses"].as_array().expect("responses");
-    for response in responses {
+    for response in seen["responses"].as_array().expect("responses") {
         assert!(
             response["status"]
                 .as_u64()
                 .is_some_and(|status| status < 400),
-            "{response}: {seen}"
+            "{path}: {response}: {seen}"
         );
     }
     assert_eq!(
-        response(&seen, "/static/icons.svg")["status"],
+        response(&seen, &format!("{PREFIX}icons.svg"))["status"],
         200,
         "{seen}"
     );
-    for prefix in ["/static/assets/index-", "/static/assets/Counter-"] {
-        let response = response(&seen, prefix);
-        assert_eq!(response["status"], 200, "{prefix}: {seen}");
-        assert_eq!(response["cacheControl"], IMMUTABLE, "{prefix}: {seen}");
+    for chunk in ["assets/index-", "assets/Counter-"] {
+        let response = response(&seen, &format!("{PREFIX}{chunk}"));
+        assert_eq!(response["status"], 200, "{chunk}: {seen}");
+        assert_eq!(response["cacheControl"], IMMUTABLE, "{chunk}: {seen}");
     }
-    // Nothing of the front end is answered outside its mount point.
-    assert_eq!(server.get("/icons.svg").status, 404);
+    let tampered = browse_url(
+        project,
+        &url,
+        &["--tamper", &format!("{PREFIX}assets/Counter-")],
+    );
+    assert_eq!(
+        tampered["counter"], false,
+        "{path}: a tampered lazy chunk ran: {tampered}"
+    );
+    assert_eq!(
+        tampered["heading"], "Get started",
+        "the entry still ran: {tampered}"
+    );
+    assert!(
+        tampered["consoleErrors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .any(|error| error.as_str().is_some_and(
+                |error| error.contains("Failed to find a valid digest in the 'integrity'")
+            )),
+        "{path}: the integrity check refused it: {tampered}"
+    );
+}
+
+#[test]
+fn vites_react_and_vue_templates_under_a_two_level_sub_path_get_the_verified_page_on_every_route() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "vites_react_and_vue_templates_under_a_two_level_sub_path_get_the_verified_page_on_every_route",
+        "needs npm packages and Chromium",
+    ) {
+        return;
+    }
+    for template in [Template::React, Template::Vue] {
+        let project = sub_path_project(template);
+        project.build(&[("SOURCE_DATE_EPOCH", Path::new(EPOCH))]);
+        let server = Server::start(&project.binary());
+        every_route_gets_the_rendered_page(&server);
+        for path in [PREFIX.to_owned(), format!("{PREFIX}some/route")] {
+            chromium_at(&project, &server, &path);
+        }
+    }
 }

@@ -207,3 +207,141 @@ async fn each_html_file_gets_its_own_csp_and_a_policy_the_user_sets_wins() {
         .collect();
     assert_eq!(policies, ["default-src 'none'"]);
 }
+
+/// Vite's output without its `index.html` (the app renders its page), and without script
+/// hashes.
+static ASSETS: bindery::Catalog = bindery::embed!(
+    "../../assets/vite-dist",
+    manifest = "vite",
+    exclude = "index.html"
+);
+
+/// The same output with Vite's `index.html` and no recorded script hashes.
+static UNHASHED: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+
+/// The same with them.
+static HASHED: bindery::Catalog = bindery::embed!(
+    "../../assets/vite-dist",
+    manifest = "vite",
+    script_hashes = true
+);
+
+const NAVIGATION: (&str, &str) = ("accept", "text/html,application/xhtml+xml,*/*;q=0.8");
+
+/// The page an application renders, with the headers its own route sends.
+fn rendered(service: &ServeCatalog) -> bindery::serve::Page {
+    let tags = service.entry_tags(&["index.html"]).expect("tags");
+    let html = format!("<!doctype html><head>{tags}</head><body><div id=app></div></body>");
+    let csp = bindery::serve::Csp::new("default-src 'self'")
+        .script_hashes(service.import_map_hash())
+        .to_string();
+    bindery::serve::Page::new(html)
+        .header(
+            http::header::CONTENT_SECURITY_POLICY,
+            http::HeaderValue::try_from(csp).expect("a value"),
+        )
+        .header(
+            http::header::LINK,
+            http::HeaderValue::try_from(service.entry_link_header(&["index.html"]).expect("link"))
+                .expect("a value"),
+        )
+        // What the service writes itself is the page's own, whatever is given here.
+        .header(
+            http::header::CACHE_CONTROL,
+            http::HeaderValue::from_static("max-age=600"),
+        )
+}
+
+#[tokio::test]
+async fn every_route_of_the_app_gets_the_rendered_page_with_its_headers() {
+    let assets = ServeCatalog::builder(&ASSETS)
+        .mounted_at("/app/v2")
+        .build()
+        .expect("builds");
+    let page = rendered(&assets);
+    let routed = page.response();
+    let site = assets.with_spa_page(page);
+    let mut etag = String::new();
+    for path in ["/app/v2/", "/app/v2/some/route", "/app/v2/a/b/c"] {
+        let reply = get(&site, path, &[NAVIGATION]).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert!(String::from_utf8_lossy(&reply.body).contains(r#"<script type="importmap">"#));
+        for name in ["content-security-policy", "link"] {
+            assert_eq!(reply.header(name), routed.headers()[name], "{path}: {name}");
+        }
+        assert_eq!(reply.header("cache-control"), NO_CACHE, "{path}");
+        assert_eq!(reply.header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(reply.header("content-type"), "text/html; charset=utf-8");
+        assert_eq!(reply.header("etag"), routed.headers()["etag"], "{path}");
+        etag = reply.header("etag").to_owned();
+    }
+    assert_eq!(
+        get(&site, "/app/v2/some/route", &[NAVIGATION])
+            .await
+            .header("vary"),
+        "accept"
+    );
+    let again = get(&site, "/app/v2/x", &[NAVIGATION, ("if-none-match", &etag)]).await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    // Not a navigation: a miss stays a miss.
+    assert_eq!(
+        get(&site, "/app/v2/some/route", &[]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // A missing asset is a 404 even for a navigation: the folder of Vite's hashed files.
+    let missing = get(&site, "/app/v2/assets/missing.js", &[NAVIGATION]).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    // The files themselves are untouched.
+    let script = get(&site, "/app/v2/assets/index-Bq3xK9aZ.js", &[]).await;
+    assert_eq!(script.header("cache-control"), IMMUTABLE);
+}
+
+#[tokio::test]
+async fn a_rendered_404_page_answers_the_misses_that_do_not_fall_back() {
+    let assets = ServeCatalog::builder(&ASSETS).build().expect("builds");
+    let page = bindery::serve::Page::new("<p>Not here</p>").header(
+        http::header::CONTENT_SECURITY_POLICY,
+        http::HeaderValue::from_static("default-src 'none'"),
+    );
+    let site = assets.with_not_found_page(page);
+    let reply = get(&site, "/assets/missing.js", &[]).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(&reply.body[..], b"<p>Not here</p>");
+    assert_eq!(
+        reply.header("content-security-policy"),
+        "default-src 'none'"
+    );
+    assert_eq!(reply.header("x-content-type-options"), "nosniff");
+}
+
+#[test]
+fn a_policy_over_an_inline_script_whose_hash_was_not_recorded_is_refused_at_build() {
+    let error = ServeCatalog::builder(&UNHASHED)
+        .content_security_policy("default-src 'self'")
+        .build()
+        .expect_err("refused");
+    assert_eq!(
+        error,
+        bindery::serve::BuildError::InlineScriptWithoutHash {
+            path: "index.html".to_owned()
+        }
+    );
+    assert!(
+        error.to_string().contains("script_hashes = true"),
+        "{error}"
+    );
+    // Recorded: the policy lets it run by hash.
+    let service = ServeCatalog::builder(&HASHED)
+        .content_security_policy("default-src 'self'")
+        .build()
+        .expect("builds");
+    let page = service.respond(&http::Request::get("/index.html").body(()).expect("request"));
+    assert!(
+        page.headers()["content-security-policy"]
+            .to_str()
+            .expect("text")
+            .contains("'sha256-")
+    );
+    // Without a policy, nothing to check.
+    assert!(ServeCatalog::builder(&UNHASHED).build().is_ok());
+}

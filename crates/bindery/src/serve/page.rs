@@ -1,0 +1,157 @@
+//! A page the application renders (a template with the entry's tags, say), made into a file the
+//! service can serve: its SPA fallback and 404 page can then be the same page, with the same
+//! headers, as the application's own route sends ([`ServeCatalog::with_spa_page`]).
+//!
+//! [`ServeCatalog::with_spa_page`]: super::ServeCatalog::with_spa_page
+
+use bytes::Bytes;
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
+use http::{HeaderName, HeaderValue, Response, StatusCode};
+use sha2::Digest as _;
+
+use super::body::Body;
+use super::cache_control::NO_CACHE;
+use crate::EmbeddedFile;
+
+/// A rendered HTML page and the headers it is sent with (a `Content-Security-Policy` with its
+/// scripts' hashes, a `Link` of preloads…), always as `text/html; charset=utf-8` with
+/// `Cache-Control: no-cache`, `X-Content-Type-Options: nosniff` and a strong ETag of its bytes.
+/// Give it to [`ServeCatalog::with_spa_page`](super::ServeCatalog::with_spa_page) so that deep
+/// links get it, and send [`response`](Self::response) from the application's own route for it,
+/// if it has one.
+///
+/// ```
+/// use bindery::serve::Page;
+/// let page = Page::new("<!doctype html><div id=app></div>")
+///     .header(http::header::CONTENT_SECURITY_POLICY, http::HeaderValue::from_static("default-src 'self'"));
+/// let response = page.response();
+/// assert_eq!(response.headers()["content-type"], "text/html; charset=utf-8");
+/// assert_eq!(response.headers()["x-content-type-options"], "nosniff");
+/// assert_eq!(response.headers()["cache-control"], "no-cache");
+/// assert_eq!(response.headers()["content-security-policy"], "default-src 'self'");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Page {
+    html: Bytes,
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Page {
+    /// `html`, with no header of its own yet.
+    pub fn new(html: impl Into<Bytes>) -> Page {
+        Page {
+            html: html.into(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// Sends `value` as `name` with the page, replacing a value set before. The headers the
+    /// service writes itself (`Content-Type`, `Cache-Control`, `ETag`, `Content-Length`…) are
+    /// the page's as described above whatever is set here.
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Page {
+        self.headers.retain(|(known, _)| *known != name);
+        self.headers.push((name, value));
+        self
+    }
+
+    /// The page's HTML.
+    pub fn html(&self) -> &[u8] {
+        &self.html
+    }
+
+    /// The headers set with [`header`](Self::header), in order.
+    pub fn headers(&self) -> &[(HeaderName, HeaderValue)] {
+        &self.headers
+    }
+
+    /// Its strong ETag: the first 128 bits of the SHA-256 of its bytes, quoted.
+    pub fn etag(&self) -> String {
+        etag_of(&self.html)
+    }
+
+    /// The page as an answer of its own (200, every header above): what the application's
+    /// route for it sends. A `ServeCatalog` given the page answers conditional requests and
+    /// `HEAD` for it too.
+    pub fn response(&self) -> Response<Body> {
+        let mut response = Response::new(Body::from(self.html.clone()));
+        *response.status_mut() = StatusCode::OK;
+        let headers = response.headers_mut();
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(HTML));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
+        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        if let Ok(etag) = HeaderValue::try_from(self.etag()) {
+            headers.insert(ETAG, etag);
+        }
+        response
+    }
+
+    /// The page as a file of the program's life, named `path` (made once per service that is
+    /// given it: the service's tables hold `'static` files).
+    pub(crate) fn leak_as_file(&self, path: &str) -> &'static EmbeddedFile {
+        let digest: [u8; 32] = sha2::Sha256::digest(&self.html).into();
+        let data: &'static [u8] = Vec::leak(self.html.to_vec());
+        let info = Box::leak(Box::new(crate::layout::Info::plain(
+            data,
+            "text/html",
+            HTML,
+        )));
+        use base64::Engine as _;
+        let integrity = format!(
+            "sha256-{}",
+            base64::engine::general_purpose::STANDARD.encode(digest)
+        );
+        Box::leak(Box::new(EmbeddedFile {
+            __name: String::leak(format!("{path}{}", etag_of(data))),
+            __start: 0,
+            __len: data.len(),
+            __info: info,
+            __sha256: Box::leak(Box::new(digest)),
+            __integrity: String::leak(integrity),
+        }))
+    }
+}
+
+/// The page's media type.
+const HTML: &str = "text/html; charset=utf-8";
+
+/// The strong ETag of `bytes`: the first 128 bits of their SHA-256, in hexadecimal, quoted (the
+/// length of every ETag of a catalog).
+fn etag_of(bytes: &[u8]) -> String {
+    let digest = sha2::Sha256::digest(bytes);
+    let mut tag = String::with_capacity(bindery_core::ETAG_LEN);
+    tag.push('"');
+    for byte in &digest[..(bindery_core::ETAG_LEN - 2) / 2] {
+        tag.push_str(&format!("{byte:02x}"));
+    }
+    tag.push('"');
+    tag
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Page;
+
+    #[test]
+    fn a_page_has_a_strong_etag_of_its_bytes_and_keeps_one_value_per_header() {
+        let page = Page::new("<p>one</p>")
+            .header(
+                http::header::LINK,
+                http::HeaderValue::from_static("</a.js>"),
+            )
+            .header(
+                http::header::LINK,
+                http::HeaderValue::from_static("</b.js>"),
+            );
+        assert_eq!(page.headers().len(), 1);
+        assert_eq!(page.etag().len(), bindery_core::ETAG_LEN);
+        assert_ne!(page.etag(), Page::new("<p>two</p>").etag());
+        let file = page.leak_as_file("index.html");
+        assert_eq!(file.path(), "index.html");
+        assert_eq!(file.etag(), page.etag());
+        assert_eq!(file.content_type(), "text/html; charset=utf-8");
+        assert_eq!(&file.contents().expect("bytes")[..], b"<p>one</p>");
+    }
+}
