@@ -186,8 +186,9 @@ enum Held {
     NoHttp2,
 }
 
-/// Whether the server at `address` answers an HTTP/2 preface with HTTP/1 other than a refusal
-/// at a cap (which says 503, and may come from a server that speaks HTTP/2).
+/// Whether the server at `address` speaks no cleartext HTTP/2 but HTTP/1: a preface gets no
+/// SETTINGS frame back (an HTTP/1 error, or a close), and a GET gets an answer other than a
+/// refusal at a cap (503, which says nothing of the protocols).
 async fn speaks_http1_only(address: SocketAddr, source: IpAddr) -> bool {
     let Some(mut stream) = connect(address, source, None).await else {
         return false;
@@ -197,6 +198,19 @@ async fn speaks_http1_only(address: SocketAddr, source: IpAddr) -> bool {
         .await
         .is_err()
     {
+        return false;
+    }
+    let mut head = [0u8; 9];
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut head)).await;
+    // A frame header of type 4 (SETTINGS) on stream 0: HTTP/2.
+    if matches!(read, Ok(Ok(_))) && head[3] == 0x4 && head[5..] == [0, 0, 0, 0] {
+        return false;
+    }
+    let Some(mut stream) = connect(address, source, None).await else {
+        return false;
+    };
+    let request = b"GET / HTTP/1.1\r\nhost: test\r\nconnection: close\r\n\r\n";
+    if stream.write_all(request).await.is_err() {
         return false;
     }
     let mut status_line = [0u8; 12];
