@@ -68,9 +68,10 @@ fn busy_slots(binary: &Path, addresses: u8) -> String {
     if report.held_most < CAP * 9 / 10 {
         failures.push("the attackers never held the slots");
     }
-    // Counted from the server's descriptors every half second: a few are being closed at any
-    // moment (refused, or given up for room), hence a little over the cap.
-    if report.held_most > CAP + 16 {
+    // Counted from the server's descriptors every half second: a refused newcomer and the one
+    // connection given up for room are being closed at any moment (the accept loop waits for
+    // the latter's socket: without that wait, bursts of newcomers held up to 20 more).
+    if report.held_most > CAP + 8 {
         failures.push("the server held more connections than its cap");
     }
     // Each attacker comes back a second after each connection it loses, so shares swing around

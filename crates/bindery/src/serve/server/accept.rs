@@ -109,7 +109,7 @@ impl Server {
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(super::shutdown_signal()));
         while let Some((stream, peer)) = next_connection(&listener, &mut shutdown).await {
             let activity = Activity::new(&clock);
-            let slot = match slots.take(peer.ip(), &activity) {
+            let mut slot = match slots.take(peer.ip(), &activity) {
                 Ok(slot) => slot,
                 Err(reason) => {
                     refuse(&stream, peer, reason);
@@ -122,6 +122,7 @@ impl Server {
             }
             #[cfg(unix)]
             activity.attach_socket(std::os::fd::AsRawFd::as_raw_fd(&stream));
+            let evicted = slot.take_evicted();
             let connection = Connection {
                 service: make_service(peer),
                 builder: builder.clone(),
@@ -132,6 +133,7 @@ impl Server {
                 activity,
             };
             spawn(connection, stream, slot, zero_copy);
+            made_room(evicted).await;
         }
         drop(listener);
         drain(&slots, shutdown_grace).await;
@@ -378,6 +380,21 @@ async fn watch_upgraded(
         }
     }
     slots.record_upgraded(-1);
+}
+
+/// How long the accept loop waits for a connection closed to make room to let its socket go.
+const ROOM_WAIT: Duration = Duration::from_millis(100);
+
+/// Waits (up to [`ROOM_WAIT`] each) for the sockets of the connections closed to make room to
+/// be gone before the next accept: their tasks close them when they next run, and a burst of
+/// newcomers accepted before would hold more descriptors than the cap, each a victim's. Not for
+/// an upgraded connection: the application holding it lets go in its own time.
+async fn made_room(evicted: Vec<Arc<Activity>>) {
+    if cfg!(unix) {
+        for activity in evicted.iter().filter(|activity| !activity.is_upgraded()) {
+            let _ = tokio::time::timeout(ROOM_WAIT, activity.socket_dropped()).await;
+        }
+    }
 }
 
 /// Refuses a connection over the cap: one non-blocking write of [`REFUSAL`], then close.

@@ -367,7 +367,7 @@ impl Activity {
     pub(super) fn detach_socket(&self) {
         #[cfg(unix)]
         self.socket_lock().take();
-        self.socket_gone.notify_one();
+        self.socket_gone.notify_waiters();
     }
 
     /// Whether the socket is still open (held by hyper or, after an upgrade, the application).
@@ -378,9 +378,19 @@ impl Activity {
         true
     }
 
-    /// Completes when the socket is dropped.
+    /// Completes when the socket is dropped (at once if it is; elsewhere than Unix, when it
+    /// is dropped after this is first polled). Any number may wait.
     pub(super) async fn socket_dropped(&self) {
-        self.socket_gone.notified().await;
+        loop {
+            let notified = self.socket_gone.notified();
+            let mut notified = std::pin::pin!(notified);
+            // Registered before the check: a drop between the two still wakes it.
+            notified.as_mut().enable();
+            if !self.has_socket() {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Shuts the socket down (both ways) while it is open, so that whoever holds it (an

@@ -138,10 +138,11 @@ struct Registry {
 }
 
 impl Registry {
-    /// Closes connection `id` (its task is told; its slot is free now).
-    fn evict(&mut self, id: u64) {
+    /// Closes connection `id` (its task is told; its slot is free now), into `evicted`.
+    fn evict(&mut self, id: u64, evicted: &mut Vec<Arc<Activity>>) {
         if let Some(open) = self.remove(id) {
             open.activity.stop(Stop::Evicted);
+            evicted.push(open.activity);
         }
     }
 
@@ -241,6 +242,7 @@ impl Slots {
             (key, Lineage::of(key.0))
         });
         let counters = &self.counters.0;
+        let mut evicted = Vec::new();
         let mut registry = self.lock();
         if let Some((_, lineage)) = &client
             && registry.holders.count(lineage) >= self.per_client
@@ -249,13 +251,13 @@ impl Slots {
                 counters.refused_per_client.fetch_add(1, Ordering::Relaxed);
                 return Err(Refused::PerClient);
             };
-            registry.evict(victim);
+            registry.evict(victim, &mut evicted);
             counters.evicted.fetch_add(1, Ordering::Relaxed);
         }
         if registry.open.len() >= self.cap {
             match registry.victim_at_cap(client.as_ref().map(|(_, lineage)| lineage)) {
                 Ok((victim, is_busy)) => {
-                    registry.evict(victim);
+                    registry.evict(victim, &mut evicted);
                     let counter = if is_busy {
                         &counters.evicted_busy
                     } else {
@@ -294,6 +296,7 @@ impl Slots {
             slots: Arc::clone(self),
             id,
             client: client.map(|(key, _)| key.bits()),
+            evicted,
         })
     }
 
@@ -494,12 +497,20 @@ pub(super) struct Slot {
     id: u64,
     /// The client it is charged to (none for a trusted proxy), as the byte budget counts it.
     client: Option<u128>,
+    /// The connections closed to make room for it, until the accept loop has seen them go.
+    evicted: Vec<Arc<Activity>>,
 }
 
 impl Slot {
     /// The client it is charged to, as the byte budget counts it.
     pub(super) fn client(&self) -> Option<u128> {
         self.client
+    }
+
+    /// The connections closed to make room for this one (their tasks are told; their sockets
+    /// close when the tasks next run).
+    pub(super) fn take_evicted(&mut self) -> Vec<Arc<Activity>> {
+        std::mem::take(&mut self.evicted)
     }
 }
 
