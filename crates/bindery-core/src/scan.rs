@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 use crate::Error;
@@ -34,17 +33,15 @@ pub struct Filter {
     ignores: Option<Ignores>,
 }
 
+use crate::glob::GlobSet;
 pub use crate::glob::compile_glob;
 
 fn compile_set(patterns: &[String]) -> Result<GlobSet, Error> {
-    let mut set = GlobSetBuilder::new();
-    for pattern in patterns {
-        set.add(compile_glob(pattern)?);
-    }
-    set.build().map_err(|error| Error::Glob {
-        glob: patterns.join(", "),
-        message: error.to_string(),
-    })
+    let globs = patterns
+        .iter()
+        .map(|pattern| compile_glob(pattern))
+        .collect::<Result<_, _>>()?;
+    Ok(GlobSet::new(globs))
 }
 
 impl Filter {

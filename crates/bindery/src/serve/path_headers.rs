@@ -4,7 +4,7 @@
 //! built, and resolved then for every file of the catalog: a request only copies the prepared
 //! values. Files read from disk (dev mode, an overlay) are resolved when they are read.
 
-use globset::GlobMatcher;
+use bindery_core::glob::Glob;
 use http::HeaderValue;
 use http::header::{self, HeaderName};
 
@@ -44,7 +44,7 @@ pub(crate) struct PathHeaders {
 
 #[derive(Debug)]
 struct Rule {
-    matcher: GlobMatcher,
+    matcher: Glob,
     headers: Vec<(HeaderName, HeaderValue)>,
 }
 
@@ -57,12 +57,11 @@ impl PathHeaders {
     pub(crate) fn compile(given: Given) -> Result<PathHeaders, BuildError> {
         let mut rules = Vec::with_capacity(given.len());
         for (glob, headers) in given {
-            let matcher = bindery_core::glob::compile_glob(&glob)
-                .map_err(|error| BuildError::BadGlob {
+            let matcher =
+                bindery_core::glob::compile_glob(&glob).map_err(|error| BuildError::BadGlob {
                     glob: glob.clone(),
                     message: error.to_string(),
-                })?
-                .compile_matcher();
+                })?;
             let mut parsed = Vec::with_capacity(headers.len());
             for (name, value) in headers {
                 let bad = |reason: &'static str| BuildError::BadHeader {
