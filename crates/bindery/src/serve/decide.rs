@@ -50,6 +50,15 @@ pub(crate) fn decide<'a>(site: &'a Site, request: &impl RequestHead) -> Outcome<
     } else {
         lookup(site, key)
     };
+    // The mount point's index, missing: the SPA's page is its index, for every request (a
+    // health check or `curl` asks for `/` with no `Accept: text/html`), with no `Vary`.
+    if found.is_none()
+        && key.is_empty()
+        && site.may_fall_back(&decoded)
+        && let Some(target) = spa_page(site)
+    {
+        return Outcome::File(serve_part(target, request, method == "HEAD", false));
+    }
     let target = match found {
         Some(target) => target,
         None if !has_empty_segment && site.is_folder(key) => return redirect_to_folder(request),

@@ -248,10 +248,10 @@ impl ServeCatalog {
 
     /// This service, with `page` (the application's own, rendered: a template with the
     /// entry's tags, say) as its SPA fallback: a browser navigation to a path that names no
-    /// file (a deep link, or the mount point itself when the catalog has no index) gets the
-    /// page with its headers, as the application's route for it sends them (a CSP with its
+    /// file (a deep link) gets the page with its headers, and so does every request for the
+    /// mount point itself when the catalog has no index there (`curl /`, a health check), as the application's route for it sends them (a CSP with its
     /// scripts' hashes, `Link`), plus `no-cache`, `nosniff`, a strong ETag (304, `HEAD`) and
-    /// `Vary: accept`. Paths under the folders of a bundler's hashed files (`assets/`) never
+    /// `Vary: accept` (not for the mount point: its answer never varies). Paths under the folders of a bundler's hashed files (`assets/`) never
     /// fall back: a missing asset is a 404. The page is made once; render it again and call
     /// this again after a change (dev mode reads the catalog's files anew, not this page).
     ///

@@ -288,6 +288,18 @@ async fn every_route_of_the_app_gets_the_rendered_page_with_its_headers() {
         get(&site, "/app/v2/some/route", &[]).await.status,
         StatusCode::NOT_FOUND
     );
+    // The mount point is the page's own address: any client gets it, and the answer does not
+    // vary (a health check, `curl`, a CDN's request without `Accept: text/html`).
+    for accept in [&[][..], &[("accept", "*/*")][..], &[NAVIGATION][..]] {
+        let root = get(&site, "/app/v2/", accept).await;
+        assert_eq!(root.status, StatusCode::OK, "{accept:?}");
+        assert_eq!(root.header("etag"), etag, "{accept:?}");
+        assert_eq!(root.headers.get("vary"), None, "{accept:?}");
+        assert_eq!(
+            root.header("content-security-policy"),
+            routed.headers()["content-security-policy"]
+        );
+    }
     // A missing asset is a 404 even for a navigation: the folder of Vite's hashed files.
     let missing = get(&site, "/app/v2/assets/missing.js", &[NAVIGATION]).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
