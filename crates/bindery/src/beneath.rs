@@ -15,8 +15,6 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use rustix::fs::{Mode, OFlags, openat};
 use rustix::io::Errno;
 
-use crate::live::Opened;
-
 const BASE: OFlags = OFlags::RDONLY
     .union(OFlags::CLOEXEC)
     .union(OFlags::NOFOLLOW);
@@ -33,11 +31,12 @@ pub(crate) fn open_root(folder: &Path) -> std::io::Result<OwnedFd> {
 }
 
 /// Opens the file at `names` (each one path segment) beneath `root`, as the module docs say:
-/// [`Opened::Absent`] when a name is missing, a link or not a folder, the file is no regular
-/// file, has other hard links, or is spelled otherwise than listed.
-pub(crate) fn open(root: BorrowedFd<'_>, names: &[&str]) -> Opened {
+/// `Ok(None)` when a name is missing, a link or not a folder, the file is no regular file, has
+/// other hard links, or is spelled otherwise than listed; an error when it may be there but
+/// could not be opened.
+pub(crate) fn open(root: BorrowedFd<'_>, names: &[&str]) -> std::io::Result<Option<std::fs::File>> {
     let Some((last, folders)) = names.split_last() else {
-        return Opened::Absent;
+        return Ok(None);
     };
     let mut held: Option<OwnedFd> = None;
     for name in folders {
@@ -47,7 +46,7 @@ pub(crate) fn open(root: BorrowedFd<'_>, names: &[&str]) -> Opened {
             Err(error) => return missing_or_unreadable(error),
         };
         if !is_listed(folder, name) {
-            return Opened::Absent;
+            return Ok(None);
         }
         held = Some(next);
     }
@@ -57,23 +56,20 @@ pub(crate) fn open(root: BorrowedFd<'_>, names: &[&str]) -> Opened {
         Ok(file) => file,
         Err(error) => return missing_or_unreadable(error),
     };
-    let Ok(stat) = rustix::fs::fstat(&file) else {
-        return Opened::Unreadable;
-    };
+    let stat = rustix::fs::fstat(&file)?;
     let is_regular = rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file();
     if !is_regular || stat.st_nlink > 1 || !is_listed(folder, last) {
-        return Opened::Absent;
+        return Ok(None);
     }
-    Opened::File(std::fs::File::from(file))
+    Ok(Some(std::fs::File::from(file)))
 }
 
-/// Whether an `openat` failure means there is no such file (or a link, or not a folder there).
-fn missing_or_unreadable(error: Errno) -> Opened {
+/// An `openat` failure as [`open`] gives it: no such file (or a link, or not a folder there),
+/// or an error.
+fn missing_or_unreadable(error: Errno) -> std::io::Result<Option<std::fs::File>> {
     match error {
-        Errno::NOENT | Errno::NOTDIR | Errno::LOOP | Errno::NAMETOOLONG | Errno::NXIO => {
-            Opened::Absent
-        }
-        _ => Opened::Unreadable,
+        Errno::NOENT | Errno::NOTDIR | Errno::LOOP | Errno::NAMETOOLONG | Errno::NXIO => Ok(None),
+        _ => Err(error.into()),
     }
 }
 
@@ -145,13 +141,13 @@ fn list(folder: BorrowedFd<'_>) -> Option<HashSet<Box<[u8]>>> {
 mod tests {
     use std::os::fd::AsFd;
 
-    use super::{Opened, open, open_root};
+    use super::{open, open_root};
 
     fn opened(root: &std::os::fd::OwnedFd, names: &[&str]) -> &'static str {
         match open(root.as_fd(), names) {
-            Opened::File(_) => "file",
-            Opened::Absent => "absent",
-            Opened::Unreadable => "unreadable",
+            Ok(Some(_)) => "file",
+            Ok(None) => "absent",
+            Err(_) => "unreadable",
         }
     }
 

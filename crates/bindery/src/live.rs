@@ -257,7 +257,11 @@ pub(crate) fn file_beneath(
     let open = |relative: &str| {
         let names = names_of(relative);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        crate::beneath::open(root, &names)
+        match crate::beneath::open(root, &names) {
+            Ok(Some(file)) => Opened::File(file),
+            Ok(None) => Opened::Absent,
+            Err(_) => Opened::Unreadable,
+        }
     };
     if folder.rules.siblings && is_sibling(relative, &|base| matches!(open(base), Opened::File(_)))
     {

@@ -311,6 +311,34 @@ fn render_connections(out: &mut String, connections: &ConnectionStats) {
         describe(out, name, "gauge", help);
         let _ = writeln!(out, "{name} {value}");
     }
+    let counters = [
+        (
+            "geo_connections_evicted_total",
+            "Idle connections closed to make room for a new one at a cap.",
+            connections.evicted,
+        ),
+        (
+            "geo_connections_evicted_busy_total",
+            "Busy connections closed at the cap with nothing idle: the oldest of the client \
+             holding the most, to make room for another client's.",
+            connections.evicted_busy,
+        ),
+        (
+            "geo_connections_reset_limited_total",
+            "HTTP/2 connections ended (GOAWAY) because their client reset too many answered \
+             streams.",
+            connections.reset_limited,
+        ),
+    ];
+    for (name, help, value) in counters {
+        describe(out, name, "counter", help);
+        let _ = writeln!(out, "{name} {value}");
+    }
+    render_refused_and_expired(out, connections);
+}
+
+/// The labelled connection counters: refused by limit, expired by phase.
+fn render_refused_and_expired(out: &mut String, connections: &ConnectionStats) {
     describe(
         out,
         "geo_connections_refused_total",
@@ -322,36 +350,6 @@ fn render_connections(out: &mut String, connections: &ConnectionStats) {
         "geo_connections_refused_total{{limit=\"cap\"}} {}\n\
          geo_connections_refused_total{{limit=\"client\"}} {}",
         connections.refused_full, connections.refused_per_client
-    );
-    describe(
-        out,
-        "geo_connections_evicted_total",
-        "counter",
-        "Idle connections closed to make room for a new one at a cap.",
-    );
-    let _ = writeln!(out, "geo_connections_evicted_total {}", connections.evicted);
-    describe(
-        out,
-        "geo_connections_evicted_busy_total",
-        "counter",
-        "Busy connections closed at the cap with nothing idle: the oldest of the client \
-         holding the most, to make room for another client's.",
-    );
-    let _ = writeln!(
-        out,
-        "geo_connections_evicted_busy_total {}",
-        connections.evicted_busy
-    );
-    describe(
-        out,
-        "geo_connections_reset_limited_total",
-        "counter",
-        "HTTP/2 connections ended (GOAWAY) because their client reset too many answered streams.",
-    );
-    let _ = writeln!(
-        out,
-        "geo_connections_reset_limited_total {}",
-        connections.reset_limited
     );
     describe(
         out,

@@ -8,6 +8,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bindery::serve::server::{
@@ -173,19 +174,20 @@ fn closed_after(stream: &mut std::net::TcpStream, since: Instant) -> Duration {
     since.elapsed()
 }
 
-fn resets_and_deadline_gaps(binary: &Path) -> String {
-    let running = deployment::start(binary, 1024);
-    let address = running.address;
-    let header = DEFAULT_HEADER_READ_TIMEOUT;
-    let idle = DEFAULT_IDLE_TIMEOUT;
-    let pipelined = std::thread::spawn(move || {
+/// A head pipelined behind a request, never finished: how long until the server closed.
+fn pipelined_head(address: SocketAddr) -> JoinHandle<Duration> {
+    std::thread::spawn(move || {
         use std::io::Write;
         let mut stream = std::net::TcpStream::connect(address).expect("connect");
         let head = format!("GET {SMALL} HTTP/1.1\r\nhost: t\r\n\r\nGET {SMALL} HT");
         stream.write_all(head.as_bytes()).expect("write");
         closed_after(&mut stream, Instant::now())
-    });
-    let header_block = std::thread::spawn(move || {
+    })
+}
+
+/// A second HTTP/2 header block left open after an answered request: how long until closed.
+fn second_header_block(address: SocketAddr) -> JoinHandle<Duration> {
+    std::thread::spawn(move || {
         let connection = RawH2::connect(address, &[]);
         connection.request("GET", SMALL, &[]);
         std::thread::sleep(Duration::from_millis(500));
@@ -195,31 +197,36 @@ fn resets_and_deadline_gaps(binary: &Path) -> String {
             .wait_closed(Duration::from_secs(200))
             .expect("closed");
         opened.elapsed()
-    });
-    // A window update every few seconds, too small to prove any frame sent.
-    let trickle =
-        |path: &'static str, headers: &'static [(&'static str, &'static str)], every, bytes| {
-            std::thread::spawn(move || {
-                let connection = RawH2::connect(address, &[(INITIAL_WINDOW_SIZE, 0)]);
-                let asked = Instant::now();
-                let stream = connection.request("GET", path, headers);
-                while connection.received().closed_after.is_none()
-                    && asked.elapsed() < Duration::from_secs(200)
-                {
-                    std::thread::sleep(every);
-                    connection.window_update(stream, bytes);
-                }
-                // When it closed, from the connect (the request went right after), not when
-                // this loop, sleeping between updates, saw it.
-                connection.received().closed_after.unwrap_or(Duration::MAX)
-            })
-        };
-    // Sixteen one-byte parts (the most a multipart answer has): too long to finish at the rate.
-    const PARTS: &str = "bytes=0-0,200-200,400-400,600-600,800-800,1000-1000,1200-1200,\
-        1400-1400,1600-1600,1800-1800,2000-2000,2200-2200,2400-2400,2600-2600,2800-2800,3000-3000";
-    let multipart = trickle(BIG, &[("range", PARTS)], Duration::from_secs(5), 100);
-    let one_byte = trickle(BIG, &[], Duration::from_secs(20), 1);
-    let resets = std::thread::spawn(move || {
+    })
+}
+
+/// A window update of `bytes` every `every`, too small to prove any frame sent: how long from
+/// the connect (the request went right after) until the server closed.
+fn trickle(
+    address: SocketAddr,
+    path: &'static str,
+    headers: &'static [(&'static str, &'static str)],
+    every: Duration,
+    bytes: u32,
+) -> JoinHandle<Duration> {
+    std::thread::spawn(move || {
+        let connection = RawH2::connect(address, &[(INITIAL_WINDOW_SIZE, 0)]);
+        let asked = Instant::now();
+        let stream = connection.request("GET", path, headers);
+        while connection.received().closed_after.is_none()
+            && asked.elapsed() < Duration::from_secs(200)
+        {
+            std::thread::sleep(every);
+            connection.window_update(stream, bytes);
+        }
+        connection.received().closed_after.unwrap_or(Duration::MAX)
+    })
+}
+
+/// Streams opened and reset as fast as the client can from one address: after how many the
+/// connection ended, and after how many a new connection's did.
+fn rapid_resets(address: SocketAddr) -> JoinHandle<(Option<usize>, Option<usize>)> {
+    std::thread::spawn(move || {
         let local = Some(IpAddr::from([127, 30, 0, 1]));
         let window_zero = [(INITIAL_WINDOW_SIZE, 0)];
         let reset = |connection: &RawH2, times: usize| {
@@ -237,7 +244,28 @@ fn resets_and_deadline_gaps(binary: &Path) -> String {
         let first = reset(&RawH2::connect_from(address, local, &window_zero), 20_000);
         let again = reset(&RawH2::connect_from(address, local, &window_zero), 100);
         (first, again)
-    });
+    })
+}
+
+fn resets_and_deadline_gaps(binary: &Path) -> String {
+    let running = deployment::start(binary, 1024);
+    let address = running.address;
+    let header = DEFAULT_HEADER_READ_TIMEOUT;
+    let idle = DEFAULT_IDLE_TIMEOUT;
+    let pipelined = pipelined_head(address);
+    let header_block = second_header_block(address);
+    // Sixteen one-byte parts (the most a multipart answer has): too long to finish at the rate.
+    const PARTS: &str = "bytes=0-0,200-200,400-400,600-600,800-800,1000-1000,1200-1200,\
+        1400-1400,1600-1600,1800-1800,2000-2000,2200-2200,2400-2400,2600-2600,2800-2800,3000-3000";
+    let multipart = trickle(
+        address,
+        BIG,
+        &[("range", PARTS)],
+        Duration::from_secs(5),
+        100,
+    );
+    let one_byte = trickle(address, BIG, &[], Duration::from_secs(20), 1);
+    let resets = rapid_resets(address);
     let pipelined = pipelined.join().expect("pipelined");
     let header_block = header_block.join().expect("header block");
     let multipart = multipart.join().expect("multipart");

@@ -1,5 +1,5 @@
 //! What one connection has done, shared by its socket (delivery.rs), its requests' bodies
-//! ([`InFlight`]), its watchdog (deadlines.rs) and the cap (slots.rs): when it was accepted,
+//! (in_flight.rs), its watchdog (deadlines.rs) and the cap (slots.rs): when it was accepted,
 //! when requests started and ended, when bytes moved, whether a request head or header block
 //! is half-received, and whether it was told to stop.
 //!
@@ -12,12 +12,18 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use tokio::sync::Notify;
 
 use super::clock::Clock;
-use super::slots::Slots;
-
-pub use super::in_flight::InFlight;
 
 /// The value of a time slot holding no time.
 pub(super) const FREE: u64 = u64::MAX;
+
+/// The cap's record of a connection (slots.rs), as the connection reports to it.
+pub(super) trait CapRecord: Send + Sync {
+    /// Files connection `id` as idle or busy, as its activity says now.
+    fn reconcile(&self, id: u64);
+    /// Counts a stream of connection `id` reset after it was answered, at `now`; whether the
+    /// allowance is spent.
+    fn count_reset(&self, id: u64, now: u64) -> bool;
+}
 
 /// Why a connection is told to stop, weakest first: a stronger reason overrides a weaker one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,7 +93,7 @@ pub struct Activity {
     /// Wakes the connection's own task to end gracefully.
     graceful: Notify,
     /// The cap's record of this connection, and whether the cap orders idle connections now.
-    link: OnceLock<(Weak<Slots>, u64, Arc<AtomicBool>)>,
+    link: OnceLock<(Weak<dyn CapRecord>, u64, Arc<AtomicBool>)>,
     /// The socket while it is open, to shut it down under an application that holds it after
     /// an upgrade.
     #[cfg(unix)]
@@ -134,7 +140,7 @@ impl Activity {
 
     /// Ties the connection to its record in the cap (`id` of `slots`), which orders idle
     /// connections while `tracking` says so.
-    pub(super) fn link(&self, slots: Weak<Slots>, id: u64, tracking: Arc<AtomicBool>) {
+    pub(super) fn link(&self, slots: Weak<dyn CapRecord>, id: u64, tracking: Arc<AtomicBool>) {
         let _ = self.link.set((slots, id, tracking));
     }
 
@@ -253,9 +259,13 @@ impl Activity {
     }
 
     /// Records a complete request head (of HTTP/2 when `is_http2`; with a body to read when
-    /// `has_body`); the guard ends the request when the answer's body has handed over its last
-    /// bytes, or is dropped.
-    pub fn request_started(self: &Arc<Self>, is_http2: bool, has_body: bool) -> InFlight {
+    /// `has_body`): the request's own progress slot (`None`: the connection's inline one) and
+    /// whether it took the inline one. `InFlight::start` makes the request's guard of it.
+    pub(super) fn begin_request(
+        &self,
+        is_http2: bool,
+        has_body: bool,
+    ) -> (Option<Arc<AtomicU64>>, bool) {
         let now = self.now();
         if is_http2 {
             self.is_http2.store(true, Ordering::Relaxed);
@@ -280,7 +290,7 @@ impl Activity {
         if self.in_flight_count.fetch_add(1, Ordering::Relaxed) == 0 {
             self.turned();
         }
-        InFlight::new(Arc::clone(self), shared, is_inline && !is_http2, is_http2)
+        (shared, is_inline)
     }
 
     /// A stream whose answer last made progress at `progress` was reset before its end: its

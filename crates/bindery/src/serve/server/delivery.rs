@@ -22,9 +22,10 @@ use hyper::body::Incoming;
 use hyper_util::service::{TowerToHyperService, TowerToHyperServiceFuture};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::activity::{Activity, InFlight};
+use super::activity::Activity;
 use super::frames::{Block, Frames};
 pub use super::in_flight::HTTP2_FRAME;
+use super::in_flight::InFlight;
 use super::slots::Slot;
 use crate::serve::budget;
 
@@ -64,7 +65,7 @@ where
         let is_http2 = request.version() == http::Version::HTTP_2;
         let has_body = !request.body().is_end_stream();
         Answer {
-            in_flight: self.activity.request_started(is_http2, has_body),
+            in_flight: InFlight::start(&self.activity, is_http2, has_body),
             client: self.client,
             inner: budget::for_client(self.client, || self.service.call(request)),
         }
@@ -326,7 +327,7 @@ mod tests {
 
     use http_body_util::{Empty, Full};
 
-    use super::{HTTP2_FRAME, Tracked};
+    use super::{HTTP2_FRAME, InFlight, Tracked};
     use crate::serve::server::activity::Activity;
     use crate::serve::server::clock::Clock;
 
@@ -342,7 +343,7 @@ mod tests {
     fn http2_frames_are_cut_without_copies_and_the_request_ends_after_the_last() {
         static BYTES: [u8; 2 * HTTP2_FRAME + 10] = [7; 2 * HTTP2_FRAME + 10];
         let activity = Activity::new(&Clock::new());
-        let in_flight = activity.request_started(true, false);
+        let in_flight = InFlight::start(&activity, true, false);
         let mut body = Tracked::new(Full::new(Bytes::from_static(&BYTES)), in_flight);
         assert!(!body.is_end_stream());
         let mut frames = Vec::new();
@@ -364,7 +365,7 @@ mod tests {
         let activity = Activity::new(&Clock::new());
         let body = Tracked::new(
             Empty::<Bytes>::new(),
-            activity.request_started(false, false),
+            InFlight::start(&activity, false, false),
         );
         assert!(body.is_end_stream());
         assert!(!activity.is_idle());
@@ -383,7 +384,7 @@ mod tests {
         let activity = Activity::new(&Clock::new());
         let mut body = Tracked::new(
             Full::new(Bytes::from_static(&BYTES)),
-            activity.request_started(false, false),
+            InFlight::start(&activity, false, false),
         );
         assert!(!body.is_end_stream());
         assert_eq!(poll(&mut body).as_deref(), Some(&BYTES[..]));

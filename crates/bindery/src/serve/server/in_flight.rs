@@ -46,7 +46,20 @@ pub struct InFlight {
 }
 
 impl InFlight {
-    pub(super) fn new(
+    /// Starts a request on `activity`'s connection (a complete head, of HTTP/2 when
+    /// `is_http2`; with a body to read when `has_body`); the guard ends the request when the
+    /// answer's body has handed over its last bytes, or is dropped.
+    pub(super) fn start(activity: &Arc<Activity>, is_http2: bool, has_body: bool) -> InFlight {
+        let (shared, is_inline) = activity.begin_request(is_http2, has_body);
+        InFlight::new(
+            Arc::clone(activity),
+            shared,
+            is_inline && !is_http2,
+            is_http2,
+        )
+    }
+
+    fn new(
         activity: Arc<Activity>,
         shared: Option<Arc<AtomicU64>>,
         until_flushed: bool,

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::activity::{Activity, Stop};
+use super::activity::{Activity, CapRecord, Stop};
 use super::counters::ConnectionCounters;
 use super::deadlines::Expired;
 use super::holders::{Holders, Lineage};
@@ -177,6 +177,16 @@ impl Registry {
     }
 }
 
+impl CapRecord for Slots {
+    fn reconcile(&self, id: u64) {
+        Slots::reconcile(self, id);
+    }
+
+    fn count_reset(&self, id: u64, now: u64) -> bool {
+        Slots::count_reset(self, id, now)
+    }
+}
+
 /// How many connections are open, against the caps: a slot is taken at accept and given back
 /// when its guard drops (or when the cap closes its connection).
 pub(super) struct Slots {
@@ -285,7 +295,8 @@ impl Slots {
                 resets: Resets::default(),
             },
         );
-        activity.link(Arc::downgrade(self), id, Arc::clone(&self.tracking));
+        let record: Arc<dyn CapRecord> = Arc::clone(self) as Arc<dyn CapRecord>;
+        activity.link(Arc::downgrade(&record), id, Arc::clone(&self.tracking));
         if self.tracking.load(Ordering::Relaxed) {
             Self::reconcile_locked(&mut registry, id);
         } else if self.is_near_a_limit(&registry) {

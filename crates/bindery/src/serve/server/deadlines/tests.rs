@@ -3,7 +3,7 @@ use std::time::Duration;
 use super::{Deadlines, Expired, due};
 use crate::serve::server::activity::Activity;
 use crate::serve::server::clock::Clock;
-use crate::serve::server::in_flight::HTTP2_FRAME;
+use crate::serve::server::in_flight::{HTTP2_FRAME, InFlight};
 
 const LIMITS: Deadlines = Deadlines {
     first_request: Duration::from_secs(10),
@@ -24,7 +24,7 @@ fn each_phase_has_its_deadline() {
         due(&activity, &LIMITS),
         (LIMITS.first_request, Expired::FirstRequest)
     );
-    let request = activity.request_started(false, false);
+    let request = InFlight::start(&activity, false, false);
     assert_eq!(due(&activity, &LIMITS).1, Expired::Stalled);
     drop(request);
     assert_eq!(
@@ -47,7 +47,7 @@ fn each_phase_has_its_deadline() {
 fn a_head_pipelined_behind_a_request_has_the_header_deadline_from_its_end() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    let request = activity.request_started(false, false);
+    let request = InFlight::start(&activity, false, false);
     // The rest of a second head, read while the first answer is written.
     activity.bytes_read();
     wait(&clock, 20);
@@ -60,7 +60,7 @@ fn a_head_pipelined_behind_a_request_has_the_header_deadline_from_its_end() {
         "{at:?}"
     );
     // A request with a body reads its body meanwhile: that is no head.
-    let upload = activity.request_started(false, true);
+    let upload = InFlight::start(&activity, false, true);
     activity.bytes_read();
     drop(upload);
     activity.flushed();
@@ -70,7 +70,7 @@ fn a_head_pipelined_behind_a_request_has_the_header_deadline_from_its_end() {
 #[test]
 fn an_http2_header_block_left_open_has_the_header_deadline_beside_streams_in_flight() {
     let activity = Activity::new(&Clock::new());
-    let _held = activity.request_started(true, false);
+    let _held = InFlight::start(&activity, true, false);
     assert_eq!(due(&activity, &LIMITS).1, Expired::Stalled);
     activity.header_block_opened();
     assert_eq!(
@@ -85,10 +85,10 @@ fn an_http2_header_block_left_open_has_the_header_deadline_beside_streams_in_fli
 fn http2_streams_are_judged_by_their_own_progress() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    let held = activity.request_started(true, false);
+    let held = InFlight::start(&activity, true, false);
     wait(&clock, 20);
     // Another stream starting and ending, and bytes moving, renew nothing for `held`.
-    let mut other = activity.request_started(true, false);
+    let mut other = InFlight::start(&activity, true, false);
     other.finished();
     drop(other);
     activity.bytes_read();
@@ -109,7 +109,7 @@ fn http2_streams_are_judged_by_their_own_progress() {
 fn small_http2_frames_prove_progress_only_by_the_frame_size_they_add_up_to() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    let mut held = activity.request_started(true, false);
+    let mut held = InFlight::start(&activity, true, false);
     wait(&clock, 20);
     // Multipart parts of 400 bytes: 100 of them prove under 64 KiB.
     for _ in 0..100 {
@@ -126,9 +126,9 @@ fn small_http2_frames_prove_progress_only_by_the_frame_size_they_add_up_to() {
 fn a_stream_reset_and_replaced_is_no_progress() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    let first = activity.request_started(true, false);
+    let first = InFlight::start(&activity, true, false);
     wait(&clock, 30);
-    let _second = activity.request_started(true, false);
+    let _second = InFlight::start(&activity, true, false);
     drop(first); // reset before its end
     assert_eq!(
         due(&activity, &LIMITS),
@@ -141,7 +141,7 @@ fn a_stream_reset_and_replaced_is_no_progress() {
 fn a_stream_reset_alone_leaves_the_connection_idle() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    let first = activity.request_started(true, false);
+    let first = InFlight::start(&activity, true, false);
     wait(&clock, 30);
     drop(first);
     let (at, reason) = due(&activity, &LIMITS);
@@ -153,8 +153,8 @@ fn a_stream_reset_alone_leaves_the_connection_idle() {
 fn the_first_request_in_flight_is_kept_inline_and_the_others_in_the_list() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    let mut first = activity.request_started(true, false);
-    let mut second = activity.request_started(true, false);
+    let mut first = InFlight::start(&activity, true, false);
+    let mut second = InFlight::start(&activity, true, false);
     assert_eq!(activity.lock().len(), 1, "only the second is in the list");
     wait(&clock, 5);
     for _ in 0..3 {
@@ -168,7 +168,7 @@ fn the_first_request_in_flight_is_kept_inline_and_the_others_in_the_list() {
     first.finished();
     drop(first);
     assert!(activity.is_idle());
-    let third = activity.request_started(false, false);
+    let third = InFlight::start(&activity, false, false);
     assert!(activity.lock().is_empty(), "the inline slot is free again");
     drop(third);
 }
@@ -176,7 +176,7 @@ fn the_first_request_in_flight_is_kept_inline_and_the_others_in_the_list() {
 #[test]
 fn an_http1_answer_ends_when_written_or_when_the_next_request_starts() {
     let activity = Activity::new(&Clock::new());
-    let first = activity.request_started(false, false);
+    let first = InFlight::start(&activity, false, false);
     assert!(first.ends_at_flush());
     drop(first);
     assert!(!activity.is_idle(), "hyper still holds its bytes");
@@ -187,9 +187,9 @@ fn an_http1_answer_ends_when_written_or_when_the_next_request_starts() {
         activity.is_idle(),
         "a flush with nothing pending changes nothing"
     );
-    drop(activity.request_started(false, false));
+    drop(InFlight::start(&activity, false, false));
     // Pipelined: the next head came before the last answer was written.
-    let next = activity.request_started(false, false);
+    let next = InFlight::start(&activity, false, false);
     assert!(next.ends_at_flush(), "the inline slot was freed for it");
     assert!(activity.lock().is_empty());
     drop(next);
@@ -202,7 +202,7 @@ fn an_http1_answer_ends_when_written_or_when_the_next_request_starts() {
 fn an_upgraded_connection_is_busy_and_timed_by_its_bytes() {
     let clock = Clock::new();
     let activity = Activity::new(&clock);
-    drop(activity.request_started(false, false));
+    drop(InFlight::start(&activity, false, false));
     activity.flushed();
     activity.set_upgraded();
     assert!(!activity.is_idle());
@@ -221,7 +221,7 @@ fn huge_limits_saturate_instead_of_overflowing() {
         idle: Duration::MAX,
         upgraded: Duration::MAX,
     };
-    drop(activity.request_started(false, false));
+    drop(InFlight::start(&activity, false, false));
     activity.flushed();
     activity.bytes_read();
     assert_eq!(due(&activity, &limits).0, Duration::MAX);

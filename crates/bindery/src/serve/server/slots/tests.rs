@@ -5,6 +5,7 @@ use super::{RESET_BURST, Refused, Slots};
 use crate::serve::server::activity::{Activity, Stop};
 use crate::serve::server::clock::Clock;
 use crate::serve::server::counters::ConnectionCounters;
+use crate::serve::server::in_flight::InFlight;
 use crate::serve::server::proxy::TrustedProxies;
 use crate::serve::server::slots::DEFAULT_PER_CLIENT;
 
@@ -13,16 +14,16 @@ fn address(text: &str) -> IpAddr {
 }
 
 /// A connection with a request in flight (kept while the guard lives).
-fn busy(clock: &Arc<Clock>) -> (Arc<Activity>, crate::serve::server::activity::InFlight) {
+fn busy(clock: &Arc<Clock>) -> (Arc<Activity>, InFlight) {
     let activity = Activity::new(clock);
-    let request = activity.request_started(false, false);
+    let request = InFlight::start(&activity, false, false);
     (activity, request)
 }
 
 /// A connection whose one request has ended: idle, since now.
 fn idle(clock: &Arc<Clock>) -> Arc<Activity> {
     let activity = Activity::new(clock);
-    drop(activity.request_started(false, false));
+    drop(InFlight::start(&activity, false, false));
     activity.flushed();
     assert!(activity.is_idle());
     activity
@@ -106,7 +107,7 @@ fn a_connection_turning_idle_is_filed_as_idle_and_busy_again_is_not() {
     first.flushed();
     assert!(first.is_idle());
     // Busy again before the newcomer comes: it is no idle connection to close.
-    let again = first.request_started(false, false);
+    let again = InFlight::start(&first, false, false);
     let newcomer = Activity::new(&clock);
     let _in = slots
         .take(address("198.51.100.9"), &newcomer)
