@@ -116,7 +116,8 @@ pub struct Decompression {
     /// answered at once with 503, `Retry-After: 1` and `no-store`. Waiting costs no CPU and
     /// requests for the same bytes wait as one, so the queue can be long; a bound on it keeps
     /// a flood of distinct ranges from queueing work for minutes, and a prompt retry suits a
-    /// client, or a CDN in front, better than a queue that only grows. Default 256.
+    /// client, or a CDN in front, better than a queue that only grows. One client (as `Server`
+    /// tells it: an address, an IPv6 /64) may hold an eighth of it. Default 256.
     pub queue: usize,
     /// At most this many bytes held at once by answer bodies on the heap (decompressed ones
     /// not in the cache, `copy` mode's copies), however slowly their clients read; beyond it

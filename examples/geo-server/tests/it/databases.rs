@@ -20,13 +20,9 @@ fn every_mode_loads_and_reports_itself() {
         (embedded.mode, copied.mode, mapped.mode),
         (DbMode::Embed, DbMode::Copy, DbMode::Mmap)
     );
-    // The heap counter is process-wide and other tests allocate concurrently, so only the copy's
-    // lower bound is asserted here; tests/it/process.rs compares the modes one process each.
-    assert!(
-        copied.reader_heap_bytes >= geodb::SAMPLE.len(),
-        "{}",
-        copied.reader_heap_bytes
-    );
+    // The heap counter is process-wide and other tests allocate and free concurrently (a free
+    // during the copy made its count smaller than the copy): what each mode keeps on the heap
+    // is compared one process each, in tests/it/process.rs.
     assert_eq!(embedded.size, geodb::SAMPLE.len());
     assert_eq!(mapped.size, geodb::SAMPLE.len());
     assert_eq!(mapped.database_type, "bindery-Sample-City");
