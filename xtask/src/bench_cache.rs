@@ -96,7 +96,7 @@ fn hash_all(dir: &Path) -> anyhow::Result<()> {
         if entry.file_type()?.is_dir() {
             hash_all(&entry.path())?;
         } else {
-            std::hint::black_box(blake3::hash(&std::fs::read(entry.path())?));
+            std::hint::black_box(xxhash_rust::xxh3::xxh3_128(&std::fs::read(entry.path())?));
         }
     }
     Ok(())

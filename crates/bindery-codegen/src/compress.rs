@@ -3,8 +3,6 @@
 
 use std::io::Write;
 
-use flate2::{Compression, GzBuilder};
-
 use crate::Encoding;
 
 /// A file whose compressed blob is not at least this many percent smaller than the file is stored
@@ -40,11 +38,15 @@ pub(crate) fn level_for(encoding: Encoding, gzip_level: u32) -> u32 {
 /// A streaming encoder into `W`. Output depends only on the input and the parameters (gzip
 /// headers carry no name and no time), so equal input gives equal blobs on every machine.
 pub(crate) enum Encoder<W: Write> {
+    #[cfg(feature = "gzip")]
     Gzip(flate2::write::GzEncoder<W>),
     #[cfg(feature = "br")]
     Br(Box<brotli::CompressorWriter<Recording<W>>>),
     #[cfg(feature = "zstd")]
     Zstd(zstd::stream::write::Encoder<'static, W>),
+    /// None (with no encoder compiled in, the type still names `W`).
+    #[allow(dead_code)]
+    Never(std::convert::Infallible, std::marker::PhantomData<W>),
 }
 
 impl<W: Write> Encoder<W> {
@@ -56,8 +58,9 @@ impl<W: Write> Encoder<W> {
         writer: W,
     ) -> std::io::Result<Encoder<W>> {
         match encoding {
+            #[cfg(feature = "gzip")]
             Encoding::Gzip => Ok(Encoder::Gzip(
-                GzBuilder::new().write(writer, Compression::new(level)),
+                flate2::GzBuilder::new().write(writer, flate2::Compression::new(level)),
             )),
             #[cfg(feature = "br")]
             Encoding::Br => Ok(Encoder::Br(Box::new(brotli::CompressorWriter::new(
@@ -84,7 +87,7 @@ impl<W: Write> Encoder<W> {
                 let _ = (writer, level, len);
                 Err(std::io::Error::other(format!(
                     "the `{other}` encoder is not compiled in: enable bindery's `{}` feature",
-                    other.feature().unwrap_or_default()
+                    other.feature()
                 )))
             }
         }
@@ -93,6 +96,7 @@ impl<W: Write> Encoder<W> {
     /// Ends the stream and gives back the writer.
     pub(crate) fn finish(self) -> std::io::Result<W> {
         match self {
+            #[cfg(feature = "gzip")]
             Encoder::Gzip(encoder) => encoder.finish(),
             #[cfg(feature = "br")]
             Encoder::Br(encoder) => {
@@ -105,28 +109,34 @@ impl<W: Write> Encoder<W> {
             }
             #[cfg(feature = "zstd")]
             Encoder::Zstd(encoder) => encoder.finish(),
+            Encoder::Never(never, _) => match never {},
         }
     }
 }
 
 impl<W: Write> Write for Encoder<W> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let _ = &bytes;
         match self {
+            #[cfg(feature = "gzip")]
             Encoder::Gzip(encoder) => encoder.write(bytes),
             #[cfg(feature = "br")]
             Encoder::Br(encoder) => encoder.write(bytes),
             #[cfg(feature = "zstd")]
             Encoder::Zstd(encoder) => encoder.write(bytes),
+            Encoder::Never(never, _) => match *never {},
         }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
+            #[cfg(feature = "gzip")]
             Encoder::Gzip(encoder) => encoder.flush(),
             #[cfg(feature = "br")]
             Encoder::Br(encoder) => encoder.flush(),
             #[cfg(feature = "zstd")]
             Encoder::Zstd(encoder) => encoder.flush(),
+            Encoder::Never(never, _) => match *never {},
         }
     }
 }

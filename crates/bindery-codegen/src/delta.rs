@@ -59,10 +59,14 @@ pub(crate) fn dcz(
         cache.mark(FOLDER, &marker)?;
         return Ok(None);
     }
+    // Recorded: `dictionaries` is refused under `integrity = false`.
+    let sha256 = dictionary.sha256.ok_or(Error::NeedsIntegrity {
+        setting: "dictionaries",
+    })?;
     let contents = checked(&target.source, &target.hash)?;
     let mut blob = Vec::with_capacity(contents.len() / 4 + 64);
     blob.extend_from_slice(&DCZ_MAGIC);
-    blob.extend_from_slice(&dictionary.sha256);
+    blob.extend_from_slice(&sha256);
     compress(&contents, &raw, &mut blob)
         .map_err(|error| Error::write(cache.root().join(FOLDER), error))?;
     if !crate::compress::is_worth_it(blob.len() as u64, target.len) {
@@ -89,7 +93,7 @@ pub(crate) fn dcz(
 /// The file's bytes, refused when they no longer have the build's hash.
 fn checked(path: &Path, hash: &str) -> Result<Vec<u8>, Error> {
     let bytes = std::fs::read(path).map_err(|error| Error::read(path, error))?;
-    if blake3::hash(&bytes).to_hex().as_str() != hash {
+    if crate::describe::hash(&bytes) != hash {
         return Err(Error::Changed {
             path: path.to_owned(),
         });

@@ -22,7 +22,7 @@ pub const fn is_compiled_in(encoding: Encoding) -> bool {
     match encoding {
         Encoding::Br => cfg!(feature = "br"),
         Encoding::Zstd => cfg!(feature = "zstd"),
-        Encoding::Gzip => true,
+        Encoding::Gzip => cfg!(feature = "gzip"),
     }
 }
 
@@ -51,6 +51,6 @@ pub(crate) fn precompress_problem(encodings: &[Encoding], index: usize) -> Optio
     }
     (!is_compiled_in(encoding)).then(|| crate::Error::EncodingUnavailable {
         encoding,
-        feature: encoding.feature().unwrap_or_default(),
+        feature: encoding.feature(),
     })
 }

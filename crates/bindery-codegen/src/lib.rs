@@ -60,6 +60,8 @@ pub use validate::{Concern, Problem};
 /// The version of the contract between generated code and the `bindery` runtime
 /// (`bindery_core::CONTRACT`): code this crate emits names `::bindery::__private_v{CONTRACT}`.
 pub use bindery_core::CONTRACT;
+/// The length of the content hash in hex (`bindery_core::HASH_LEN`): file records and blob names.
+pub use bindery_core::HASH_LEN;
 
 /// The runtime's path in generated code: `crate_path` as tokens (`::bindery` when it is not a
 /// path, which validation refused before).

@@ -74,13 +74,13 @@ pub struct Entry {
     pub source: PathBuf,
     /// Uncompressed length in bytes.
     pub len: u64,
-    /// BLAKE3 hash of the contents, in hex.
+    /// The content hash (XXH3-128), in hex.
     pub hash: String,
-    /// SHA-256 of the contents.
-    pub sha256: [u8; 32],
+    /// SHA-256 of the contents, when [`Options::integrity`](crate::Options::integrity) records it.
+    pub sha256: Option<[u8; 32]>,
     /// Subresource Integrity of the contents (`sha384-…` unless
-    /// [`Options::integrity`](crate::Options::integrity) chose another algorithm).
-    pub integrity: String,
+    /// [`Options::integrity`](crate::Options::integrity) chose another algorithm, or none).
+    pub integrity: Option<String>,
     /// The name that holds the content hash (`app.3f2a9c1d4e5b.css`), with
     /// [`Options::fingerprint`](crate::Options::fingerprint).
     pub fingerprinted: Option<String>,

@@ -335,27 +335,23 @@ fn hashed_files(manifest: &Manifest) -> Vec<(String, &crate::Entry)> {
 pub fn save(manifest: &Manifest, into: &Path, keep: u64) -> Result<Saved, Error> {
     compiled()?;
     let files = hashed_files(manifest);
+    let sha256s = sha256s(&files)?;
     let existing = read(into, u64::MAX)?;
     let record = |number| Record {
         bindery_release: FORMAT,
         release: number,
         files: files
             .iter()
-            .map(|(path, entry)| RecordFile {
+            .zip(&sha256s)
+            .map(|((path, entry), sha256)| RecordFile {
                 path: path.clone(),
                 len: entry.len,
-                sha256: hex(&entry.sha256),
+                sha256: hex(sha256),
             })
             .collect(),
     };
     if let Some(newest) = existing.first() {
-        let same = newest.files.len() == files.len()
-            && newest
-                .files
-                .iter()
-                .zip(&files)
-                .all(|(kept, (path, entry))| kept.path == *path && kept.sha256 == entry.sha256);
-        if same {
+        if is_same(newest, &files, &sha256s) {
             let removed = prune(&existing, keep)?;
             if !removed.is_empty() || !into.join(INDEX).is_file() {
                 write_index(into, &kept_numbers(&existing, keep), None)?;
@@ -418,6 +414,46 @@ fn compiled() -> Result<(), Error> {
     }
 }
 
+/// Whether release `newest` holds these files, by path and SHA-256.
+fn is_same(newest: &Release, files: &[(String, &crate::Entry)], sha256s: &[[u8; 32]]) -> bool {
+    newest.files.len() == files.len()
+        && newest
+            .files
+            .iter()
+            .zip(files.iter().zip(sha256s))
+            .all(|(kept, ((path, _), sha256))| kept.path == *path && kept.sha256 == *sha256)
+}
+
+/// The SHA-256 of each file, as the build recorded it or from its source.
+fn sha256s(files: &[(String, &crate::Entry)]) -> Result<Vec<[u8; 32]>, Error> {
+    files
+        .iter()
+        .map(|(_, entry)| entry.sha256.map_or_else(|| sha256_of(entry), Ok))
+        .collect()
+}
+
+/// The SHA-256 of an entry's source, for a build that did not record it; a source that no
+/// longer has the build's content hash fails (it changed since the build).
+#[cfg(feature = "releases")]
+fn sha256_of(entry: &crate::Entry) -> Result<[u8; 32], Error> {
+    let bytes = std::fs::read(&entry.source).map_err(|error| Error::read(&entry.source, error))?;
+    let digests = crate::describe::digests(&bytes, Some(crate::Integrity::Sha256));
+    match digests.sha256 {
+        Some(sha256) if digests.hash == entry.hash => Ok(sha256),
+        _ => Err(Error::Changed {
+            path: entry.source.clone(),
+        }),
+    }
+}
+
+#[cfg(not(feature = "releases"))]
+fn sha256_of(_entry: &crate::Entry) -> Result<[u8; 32], Error> {
+    Err(Error::FeatureUnavailable {
+        setting: "releases",
+        feature: "releases",
+    })
+}
+
 /// Writes the files and the record into `staging`.
 fn write_release(
     staging: &Path,
@@ -443,7 +479,7 @@ fn copy_checked(entry: &crate::Entry, target: &Path) -> Result<(), Error> {
     let mut source =
         std::fs::File::open(&entry.source).map_err(|error| Error::read(&entry.source, error))?;
     let mut out = std::fs::File::create_new(target).map_err(|error| Error::write(target, error))?;
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = crate::describe::Digester::new(None);
     let mut buffer = vec![0; 64 * 1024];
     loop {
         let read = source
@@ -458,7 +494,7 @@ fn copy_checked(entry: &crate::Entry, target: &Path) -> Result<(), Error> {
     }
     out.sync_all()
         .map_err(|error| Error::write(target, error))?;
-    if hasher.finalize().to_hex().as_str() != entry.hash {
+    if hasher.finish().hash != entry.hash {
         return Err(Error::Changed {
             path: entry.source.clone(),
         });

@@ -12,7 +12,7 @@ pub(crate) fn of(entry: &Entry) -> Result<Vec<String>, Error> {
     }
     let source = entry.snapshot.as_deref().unwrap_or(&entry.source);
     let bytes = std::fs::read(source).map_err(|error| Error::read(source, error))?;
-    if blake3::hash(&bytes).to_hex().as_str() != entry.hash {
+    if crate::describe::hash(&bytes) != entry.hash {
         return Err(Error::Changed {
             path: entry.source.clone(),
         });

@@ -103,12 +103,21 @@ impl Options {
         ] {
             for (index, glob) in globs.iter().enumerate() {
                 if let Err(error) = compile_glob(glob) {
-                    push(Concern::item(name, index), error);
+                    push(Concern::item(name, index), error.into());
                 }
             }
         }
         if let Err(error) = self.folder_exists() {
             push(Concern::Folder, error);
+        }
+        if self.rules.gitignore && !cfg!(feature = "gitignore") {
+            push(
+                Concern::of("gitignore"),
+                Error::FeatureUnavailable {
+                    setting: "gitignore",
+                    feature: "gitignore",
+                },
+            );
         }
     }
 
@@ -124,6 +133,18 @@ impl Options {
         }
         // Settings whose work a cargo feature compiles: (asked, setting, feature, compiled).
         let featured = [
+            (
+                self.mode == crate::Mode::Gzip,
+                "mode = \"gzip\"",
+                "gzip",
+                cfg!(feature = "gzip"),
+            ),
+            (
+                self.rules.integrity.is_some(),
+                "integrity",
+                "integrity",
+                cfg!(feature = "integrity"),
+            ),
             (
                 self.script_hashes,
                 "script_hashes",
@@ -151,10 +172,24 @@ impl Options {
         ];
         for (asked, setting, feature, compiled) in featured {
             if asked && !compiled {
+                // The attribute is the setting's name (`mode`), the message names its value.
+                let name = setting.split(' ').next().unwrap_or(setting);
                 push(
-                    Concern::of(setting),
+                    Concern::of(name),
                     Error::FeatureUnavailable { setting, feature },
                 );
+            }
+        }
+        // What compares files by SHA-256 (kept releases, dictionaries) or names it (an import
+        // map's integrity) needs it recorded.
+        let by_sha256 = [
+            (self.manifest.is_some(), "manifest"),
+            (self.releases.is_some(), "releases"),
+            (self.dictionaries, "dictionaries"),
+        ];
+        for (asked, setting) in by_sha256 {
+            if asked && self.rules.integrity.is_none() {
+                push(Concern::of("integrity"), Error::NeedsIntegrity { setting });
             }
         }
         if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
@@ -194,7 +229,9 @@ impl Options {
 fn whole_catalog_settings(folder: &Options, push: &mut dyn FnMut(Concern, Error)) {
     let defaults = Options::new(&folder.root);
     for setting in crate::options::SETTINGS {
-        if !setting.per_folder && setting.get(folder) != setting.get(&defaults) {
+        // Integrity a further folder's `manifest` turned on is that setting's error, not another.
+        let is_implied = setting.name == "integrity" && !folder.integrity_given;
+        if !setting.per_folder && !is_implied && setting.get(folder) != setting.get(&defaults) {
             push(
                 Concern::of(setting.name),
                 Error::CatalogSetting {

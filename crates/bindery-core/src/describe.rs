@@ -1,28 +1,37 @@
 //! What bindery records about one file from its name and contents: the content hash, the strong
-//! ETag derived from it, the media type and the `Content-Type` value. One definition for builds
-//! and for bindery's dev mode, which computes the same facts when it reads a file from disk.
+//! ETag derived from it, the media type and the `Content-Type` value, and (feature `integrity`)
+//! SHA-256 and the Subresource Integrity string. One definition for builds and for bindery's dev
+//! mode, which computes the same facts when it reads a file from disk.
+//!
+//! The content hash is XXH3-128: ETags and fingerprinted names need a hash that changes with
+//! the contents, not one that resists an attacker (the files are the site's own), and XXH3 is
+//! one small crate of pure Rust, fast even unoptimised, as a build's proc macro runs. SHA-2 is
+//! computed only where something asks for it: integrity strings, release records, dictionaries.
 
-/// The BLAKE3 hash of `bytes`, in lowercase hex (64 characters).
+/// The content hash of `bytes` (XXH3-128), in lowercase hex (32 characters).
 ///
 /// ```
 /// let hash = bindery_core::describe::hash(b"Hello, bindery!\n");
-/// assert_eq!(hash.len(), 64);
+/// assert_eq!(hash.len(), 32);
+/// assert_ne!(hash, bindery_core::describe::hash(b"Hello, bindery?\n"));
 /// ```
 pub fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
+    hex(xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
-/// The strong ETag of contents with this [`hash`], quoted: its first 128 bits.
+/// A 128-bit hash in [`HASH_LEN`](crate::HASH_LEN) lowercase hex digits.
+fn hex(hash: u128) -> String {
+    format!("{hash:0width$x}", width = crate::HASH_LEN)
+}
+
+/// The strong ETag of contents with this [`hash`], quoted.
 ///
 /// ```
 /// use bindery_core::describe::{etag, hash};
 /// let tag = etag(&hash(b"Hello, bindery!\n"));
-/// assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == 34);
+/// assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == bindery_core::ETAG_LEN);
 /// ```
-pub fn etag(hash: &str) -> String {
-    let digits = crate::ETAG_LEN - 2;
-    format!("\"{}\"", &hash[..digits.min(hash.len())])
-}
+pub use crate::facts::contract::etag;
 
 /// The media type guessed from a file's name, `application/octet-stream` when unknown.
 ///
@@ -62,101 +71,152 @@ pub fn content_type(mime: &str) -> String {
     }
 }
 
-/// Every digest bindery records of a file's contents: the BLAKE3 [`hash`] (ETags and
-/// fingerprints come from it), SHA-256, and the Subresource Integrity string in the catalog's
-/// algorithm. Made in one pass by a [`Digester`].
+/// Every digest bindery records of a file's contents: the content [`hash`] (ETags and
+/// fingerprints come from it) and, when integrity is asked for, SHA-256 and the Subresource
+/// Integrity string in the catalog's algorithm. Made in one pass by a [`Digester`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Digests {
-    /// BLAKE3, lowercase hex (64 characters).
+    /// XXH3-128, lowercase hex (32 characters).
     pub hash: String,
-    /// SHA-256.
-    pub sha256: [u8; 32],
-    /// `sha384-<base64>` (or the algorithm asked for).
-    pub integrity: String,
+    /// SHA-256, when integrity is asked for.
+    pub sha256: Option<[u8; 32]>,
+    /// `sha384-<base64>` (or the algorithm asked for), when integrity is asked for.
+    pub integrity: Option<String>,
 }
 
 /// The hashes of [`Digests`], fed as the bytes stream by.
 ///
 /// ```
-/// use bindery_core::{Integrity, describe::{Digester, digests}};
-/// let mut digester = Digester::new(Integrity::Sha384);
+/// use bindery_core::describe::{Digester, digests};
+/// let mut digester = Digester::new(None);
 /// digester.update(b"Hello, ");
 /// digester.update(b"bindery!\n");
 /// let streamed = digester.finish();
-/// assert_eq!(streamed, digests(b"Hello, bindery!\n", Integrity::Sha384));
-/// assert!(streamed.integrity.starts_with("sha384-"));
+/// assert_eq!(streamed, digests(b"Hello, bindery!\n", None));
+/// assert_eq!((streamed.sha256, streamed.integrity), (None, None));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Digester {
-    blake3: blake3::Hasher,
-    sha256: sha2::Sha256,
-    integrity: Sri,
+    hash: xxhash_rust::xxh3::Xxh3,
+    #[cfg(feature = "integrity")]
+    sri: Option<sri::Sri>,
 }
 
-#[derive(Debug, Clone)]
-enum Sri {
-    /// SHA-256 is also the integrity hash: computed once.
-    Sha256,
-    Sha384(sha2::Sha384),
-    Sha512(sha2::Sha512),
+impl std::fmt::Debug for Digester {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Digester").finish_non_exhaustive()
+    }
 }
 
 impl Digester {
-    /// A digester whose integrity string uses `integrity`.
-    pub fn new(integrity: crate::Integrity) -> Self {
-        use sha2::Digest as _;
+    /// A digester that also makes SHA-256 and the integrity string in `integrity`, when given.
+    /// Without the feature `integrity` nothing but the content hash is made (the build refuses
+    /// `integrity` before it gets here, naming the feature).
+    pub fn new(integrity: Option<crate::Integrity>) -> Self {
+        #[cfg(not(feature = "integrity"))]
+        let _ = integrity;
         Digester {
-            blake3: blake3::Hasher::new(),
-            sha256: sha2::Sha256::new(),
-            integrity: match integrity {
-                crate::Integrity::Sha256 => Sri::Sha256,
-                crate::Integrity::Sha384 => Sri::Sha384(sha2::Sha384::new()),
-                crate::Integrity::Sha512 => Sri::Sha512(sha2::Sha512::new()),
-            },
+            hash: xxhash_rust::xxh3::Xxh3::new(),
+            #[cfg(feature = "integrity")]
+            sri: integrity.map(sri::Sri::new),
         }
     }
 
     /// Feeds the next bytes.
     pub fn update(&mut self, bytes: &[u8]) {
-        use sha2::Digest as _;
-        self.blake3.update(bytes);
-        self.sha256.update(bytes);
-        match &mut self.integrity {
-            Sri::Sha256 => {}
-            Sri::Sha384(hasher) => hasher.update(bytes),
-            Sri::Sha512(hasher) => hasher.update(bytes),
+        self.hash.update(bytes);
+        #[cfg(feature = "integrity")]
+        if let Some(sri) = &mut self.sri {
+            sri.update(bytes);
         }
     }
 
     /// The digests of everything fed.
     pub fn finish(self) -> Digests {
-        use base64::Engine as _;
-        use sha2::Digest as _;
-        let sha256: [u8; 32] = self.sha256.finalize().into();
-        let (name, digest) = match self.integrity {
-            Sri::Sha256 => ("sha256", sha256.to_vec()),
-            Sri::Sha384(hasher) => ("sha384", hasher.finalize().to_vec()),
-            Sri::Sha512(hasher) => ("sha512", hasher.finalize().to_vec()),
+        #[cfg(feature = "integrity")]
+        let (sha256, integrity) = match self.sri {
+            Some(sri) => {
+                let (sha256, integrity) = sri.finish();
+                (Some(sha256), Some(integrity))
+            }
+            None => (None, None),
         };
-        let encoded = base64::engine::general_purpose::STANDARD.encode(digest);
+        #[cfg(not(feature = "integrity"))]
+        let (sha256, integrity) = (None, None);
         Digests {
-            hash: self.blake3.finalize().to_hex().to_string(),
+            hash: hex(self.hash.digest128()),
             sha256,
-            integrity: format!("{name}-{encoded}"),
+            integrity,
         }
     }
 }
 
-/// The [`Digests`] of `bytes`, the integrity string in `integrity`.
+/// The [`Digests`] of `bytes`, the integrity string (with SHA-256) in `integrity` when given.
 ///
 /// ```
+/// # #[cfg(feature = "integrity")] {
 /// use bindery_core::{Integrity, describe::digests};
 /// // `printf 'alert(1)' | openssl dgst -sha256 -binary | base64`
-/// let digests = digests(b"alert(1)", Integrity::Sha256);
-/// assert_eq!(digests.integrity, "sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI=");
+/// let digests = digests(b"alert(1)", Some(Integrity::Sha256));
+/// assert_eq!(digests.integrity.unwrap(), "sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI=");
+/// # }
 /// ```
-pub fn digests(bytes: &[u8], integrity: crate::Integrity) -> Digests {
+pub fn digests(bytes: &[u8], integrity: Option<crate::Integrity>) -> Digests {
     let mut digester = Digester::new(integrity);
     digester.update(bytes);
     digester.finish()
+}
+
+#[cfg(feature = "integrity")]
+mod sri {
+    use sha2::Digest as _;
+
+    /// SHA-256 and the integrity string's own hash (SHA-256 itself computed once).
+    #[derive(Clone)]
+    pub(super) struct Sri {
+        sha256: sha2::Sha256,
+        other: Other,
+    }
+
+    #[derive(Clone)]
+    enum Other {
+        Sha256,
+        Sha384(sha2::Sha384),
+        Sha512(sha2::Sha512),
+    }
+
+    impl Sri {
+        pub(super) fn new(integrity: crate::Integrity) -> Sri {
+            Sri {
+                sha256: sha2::Sha256::new(),
+                other: match integrity {
+                    crate::Integrity::Sha256 => Other::Sha256,
+                    crate::Integrity::Sha384 => Other::Sha384(sha2::Sha384::new()),
+                    crate::Integrity::Sha512 => Other::Sha512(sha2::Sha512::new()),
+                },
+            }
+        }
+
+        pub(super) fn update(&mut self, bytes: &[u8]) {
+            self.sha256.update(bytes);
+            match &mut self.other {
+                Other::Sha256 => {}
+                Other::Sha384(hasher) => hasher.update(bytes),
+                Other::Sha512(hasher) => hasher.update(bytes),
+            }
+        }
+
+        /// SHA-256, and the integrity string.
+        pub(super) fn finish(self) -> ([u8; 32], String) {
+            use base64::Engine as _;
+            let sha256: [u8; 32] = self.sha256.finalize().into();
+            let (name, digest) = match self.other {
+                Other::Sha256 => ("sha256", sha256.to_vec()),
+                Other::Sha384(hasher) => ("sha384", hasher.finalize().to_vec()),
+                Other::Sha512(hasher) => ("sha512", hasher.finalize().to_vec()),
+            };
+            let encoded = base64::engine::general_purpose::STANDARD.encode(digest);
+            (sha256, format!("{name}-{encoded}"))
+        }
+    }
 }

@@ -202,6 +202,14 @@ pub enum Error {
         /// Its fingerprinted name, taken.
         fingerprinted: String,
     },
+    /// A setting needs each file's SHA-256, which `integrity = false` turns off.
+    #[error(
+        "`{setting}` needs each file's SHA-256: leave `integrity` on (remove `integrity = false`)"
+    )]
+    NeedsIntegrity {
+        /// The setting.
+        setting: &'static str,
+    },
     /// A setting needs a cargo feature that is not compiled in.
     #[error(
         "`{setting}` needs the `{feature}` feature of bindery (of bindery-cli for the \
@@ -364,6 +372,16 @@ impl Error {
         Error::Write {
             path: path.into(),
             source,
+        }
+    }
+}
+
+#[cfg(feature = "glob")]
+impl From<crate::glob::GlobError> for Error {
+    fn from(error: crate::glob::GlobError) -> Error {
+        Error::Glob {
+            glob: error.glob,
+            message: error.message,
         }
     }
 }

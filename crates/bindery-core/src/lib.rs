@@ -3,8 +3,9 @@
 //! build-time [`Error`], and, behind features, how a file is described ([`describe`]) and which
 //! files of a folder a catalog holds ([`scan`]).
 //!
-//! `bindery-codegen` uses all of it; `bindery` uses the modes, encodings and key rules, and its
-//! dev mode the rest. Nothing here depends on `syn` or any proc-macro crate.
+//! `bindery-codegen` uses all of it; `bindery` holds a copy of the [`facts`] (modes, encodings,
+//! key rules, globs, the contract) and uses the rest in dev mode and the overlay only. Nothing
+//! here depends on `syn` or any proc-macro crate.
 //!
 //! ```
 //! use bindery_core::{Encoding, Mode};
@@ -17,45 +18,25 @@
 #[cfg(feature = "describe")]
 #[cfg_attr(docsrs, doc(cfg(feature = "describe")))]
 pub mod describe;
-mod encoding;
 mod error;
+pub mod facts;
 pub mod folder;
-#[cfg(feature = "glob")]
-#[cfg_attr(docsrs, doc(cfg(feature = "glob")))]
-pub mod glob;
-#[cfg(feature = "scan")]
+#[cfg(feature = "gitignore")]
 mod ignore_files;
-mod integrity;
 pub mod key;
-mod mode;
 pub mod rules;
 #[cfg(feature = "scan")]
 #[cfg_attr(docsrs, doc(cfg(feature = "scan")))]
 pub mod scan;
 
-pub use encoding::{Encoding, ParseEncodingError};
 pub use error::Error;
-pub use integrity::{Integrity, ParseIntegrityError};
-pub use mode::{Mode, ParseModeError};
-
-/// The version of the contract between generated code and the `bindery` runtime: what
-/// `bindery::__private_v{CONTRACT}` offers, the hidden fields of `EmbeddedFile`, and the
-/// arguments of the macros generated code calls. Generated code names that module and
-/// committed modules record the number, so a module meets only a runtime that reads it
-/// (ARCHITECTURE.md, "The generated-code contract"). A test keeps a hash of that surface and
-/// fails, asking for a bump, when it changes.
-///
-/// ```
-/// assert_eq!(bindery_core::CONTRACT, 6);
-/// ```
-pub const CONTRACT: u32 = 6;
-
-/// The length of every ETag: a quote, 32 hexadecimal digits of the content hash, a quote.
-///
-/// ```
-/// assert_eq!(bindery_core::ETAG_LEN, "\"0123456789abcdef0123456789abcdef\"".len());
-/// ```
-pub const ETAG_LEN: usize = 34;
+pub use facts::contract::{CONTRACT, ETAG_LEN, HASH_LEN};
+pub use facts::encoding::{Encoding, ParseEncodingError};
+#[cfg(feature = "glob")]
+#[cfg_attr(docsrs, doc(cfg(feature = "glob")))]
+pub use facts::glob;
+pub use facts::integrity::{Integrity, ParseIntegrityError};
+pub use facts::mode::{Mode, ParseModeError};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -84,8 +84,8 @@ pub struct Rules {
     pub modified: Modified,
     /// The one date of every file under [`Modified::SourceDateEpoch`], once resolved.
     pub date: Option<u64>,
-    /// The algorithm of the integrity strings.
-    pub integrity: Integrity,
+    /// The algorithm of the integrity strings (with SHA-256), or `None`: no integrity recorded.
+    pub integrity: Option<Integrity>,
 }
 
 impl Rules {
@@ -102,7 +102,10 @@ impl Rules {
         if let Some(date) = self.date {
             lines.push(("date", date.to_string()));
         }
-        lines.push(("integrity", self.integrity.as_str().to_owned()));
+        lines.push((
+            "integrity",
+            self.integrity.map_or("false", Integrity::as_str).to_owned(),
+        ));
         lines
             .into_iter()
             .map(|(name, value)| format!("{name}={}\n", escape(&value)))
@@ -132,8 +135,9 @@ impl Rules {
                 "date" => {
                     rules.date = Some(value.parse().map_err(|_| format!("not a date: {line:?}"))?)
                 }
+                "integrity" if value == "false" => rules.integrity = None,
                 "integrity" => {
-                    rules.integrity = value.parse().map_err(|error| format!("{error}"))?
+                    rules.integrity = Some(value.parse().map_err(|error| format!("{error}"))?)
                 }
                 _ => return Err(format!("unknown rule: {line:?}")),
             }

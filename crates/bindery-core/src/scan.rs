@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 use crate::Error;
+#[cfg(feature = "gitignore")]
 use crate::ignore_files::Ignores;
 
 /// One file found by [`scan`]: its path relative to the folder (`/`-separated) and on disk.
@@ -30,6 +31,7 @@ pub struct Filter {
     include: Option<GlobSet>,
     exclude: GlobSet,
     include_hidden: bool,
+    #[cfg(feature = "gitignore")]
     ignores: Option<Ignores>,
 }
 
@@ -59,6 +61,7 @@ impl Filter {
             },
             exclude: compile_set(exclude)?,
             include_hidden,
+            #[cfg(feature = "gitignore")]
             ignores: None,
         })
     }
@@ -83,13 +86,15 @@ impl Filter {
     /// assert!(!filter.keeps("node_modules/x/index.js"));
     /// std::fs::remove_dir_all(&dir).unwrap();
     /// ```
+    #[cfg(feature = "gitignore")]
     pub fn gitignore(mut self, root: &Path) -> Self {
         self.ignores = Some(Ignores::new(root));
         self
     }
 
     /// The filter `rules` describe for the folder `root`: their globs, hidden files, and ignore
-    /// files when they say so. What a build and dev mode both use.
+    /// files when they say so (which needs the feature `gitignore`:
+    /// [`Error::FeatureUnavailable`] without it). What a build and dev mode both use.
     ///
     /// ```
     /// use bindery_core::rules::Rules;
@@ -99,11 +104,19 @@ impl Filter {
     /// ```
     pub fn for_rules(rules: &crate::rules::Rules, root: &Path) -> Result<Filter, Error> {
         let filter = Filter::new(&rules.include, &rules.exclude, rules.hidden)?;
-        Ok(if rules.gitignore {
-            filter.gitignore(root)
-        } else {
-            filter
-        })
+        if !rules.gitignore {
+            return Ok(filter);
+        }
+        #[cfg(feature = "gitignore")]
+        return Ok(filter.gitignore(root));
+        #[cfg(not(feature = "gitignore"))]
+        {
+            let _ = root;
+            Err(Error::FeatureUnavailable {
+                setting: "gitignore",
+                feature: "gitignore",
+            })
+        }
     }
 
     /// Whether a file at this relative path is kept.
@@ -131,18 +144,27 @@ impl Filter {
         let is_hidden = relative
             .split('/')
             .any(|segment| self.is_hidden(segment.as_ref()));
+        #[cfg(feature = "gitignore")]
         let is_ignored = self
             .ignores
             .as_ref()
             .is_some_and(|ignores| ignores.is_ignored(relative, false));
+        #[cfg(not(feature = "gitignore"))]
+        let is_ignored = false;
         !is_hidden && !is_ignored && self.is_match(relative)
     }
 
     /// Whether the ignore files leave out the walk's entry at `path` (under `root`).
+    #[cfg(feature = "gitignore")]
     fn is_ignored(&self, root: &Path, path: &Path, is_dir: bool) -> bool {
         self.ignores
             .as_ref()
             .is_some_and(|ignores| ignores.is_ignored(&lossy_key(root, path), is_dir))
+    }
+
+    #[cfg(not(feature = "gitignore"))]
+    fn is_ignored(&self, _root: &Path, _path: &Path, _is_dir: bool) -> bool {
+        false
     }
 
     fn is_hidden(&self, name: &std::ffi::OsStr) -> bool {
@@ -252,6 +274,7 @@ fn walk(
             source: entry.into_path(),
         });
     }
+    #[cfg(feature = "gitignore")]
     if let Some(error) = filter.ignores.as_ref().and_then(Ignores::take_error) {
         on_error(error)?;
     }

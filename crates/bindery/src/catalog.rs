@@ -164,7 +164,7 @@ impl Catalog {
                 return None;
             }
             let key = lookup::normalise(url)?;
-            let (plain, digits) = bindery_core::key::unfingerprinted(key)?;
+            let (plain, digits) = crate::facts::key::unfingerprinted(key)?;
             let file = self.file(&plain)?;
             return file
                 .etag()

@@ -5,10 +5,10 @@
 //! recording the contract version, the generator and the command that regenerates the module.
 //! The macro's name and the shape of its header never change; what it expands to does. A module
 //! of the contract this runtime reads expands to its items, which name
-//! `::bindery::__private_v6`; any other gives one compile error naming both versions and the
+//! `::bindery::__private_v7`; any other gives one compile error naming both versions and the
 //! command, and an empty catalog under the module's name so that nothing else fails.
 
-// The contract version this runtime reads is `bindery_core::CONTRACT`, which `bindery-codegen`
+// The contract version this runtime reads is `facts::contract::CONTRACT` (bindery-core's, copied), which `bindery-codegen`
 // emits too (the crates pin each other exactly); the macro below spells it in literals.
 
 /// A generated module: the catalog it defines, when it was written for this runtime's contract.
@@ -16,7 +16,7 @@
 #[macro_export]
 macro_rules! __bindery_module {
     (
-        contract = 6;
+        contract = 7;
         generator = $generator:literal;
         regenerate = $command:literal;
         name = $name:ident;
@@ -34,7 +34,7 @@ macro_rules! __bindery_module {
         ::core::compile_error!(::core::concat!(
             "bindery: this generated module was written by ", $generator,
             " for generated-code contract ", $contract,
-            ", but bindery 0.1.0 reads contract 6; regenerate it with: ", $command
+            ", but bindery 0.1.0 reads contract 7; regenerate it with: ", $command
         ));
         /// Empty: the generated module above is for another version of bindery.
         pub static $name: $crate::Catalog = $crate::Catalog::empty($crate::Mode::Static);
@@ -50,12 +50,12 @@ mod tests {
         let expected = format!(
             "but bindery {} reads contract {}",
             env!("CARGO_PKG_VERSION"),
-            bindery_core::CONTRACT
+            crate::facts::contract::CONTRACT
         );
         assert!(
             source.contains(&expected),
             "update the message of __bindery_module!"
         );
-        assert!(source.contains(&format!("contract = {};", bindery_core::CONTRACT)));
+        assert!(source.contains(&format!("contract = {};", crate::facts::contract::CONTRACT)));
     }
 }

@@ -46,6 +46,13 @@ pub enum Error {
         /// The file's catalog path.
         path: &'static str,
     },
+    /// A file the bundler's manifest names has no integrity string to link it with: its
+    /// catalog records none (a generated module written with `--integrity false`).
+    #[error("`{path}` has no integrity string: its catalog records none")]
+    NoIntegrity {
+        /// The file's catalog path.
+        path: &'static str,
+    },
     /// Reading or writing a file on disk failed.
     #[error("{action} `{}`: {source}", path.display())]
     Io {

@@ -1,10 +1,11 @@
 //! One embedded file: its stored bytes and the metadata computed for it at build time.
 
 use std::borrow::Cow;
+#[cfg(feature = "gzip")]
 use std::io::Read;
 use std::time::{Duration, SystemTime};
 
-use bindery_core::ETAG_LEN;
+use crate::facts::contract::ETAG_LEN;
 
 use crate::{Encoding, Error};
 
@@ -27,7 +28,7 @@ use crate::{Encoding, Error};
 /// or a per-file reference costs it measurably; see BENCHMARKS.md, "Build cost").
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedFile {
-    /// The path, immediately followed by the ETag (`"…"`, `bindery_core::ETAG_LEN` bytes).
+    /// The path, immediately followed by the ETag (`"…"`, `ETAG_LEN` bytes).
     #[doc(hidden)]
     pub __name: &'static str,
     /// Where the stored bytes begin in the blob of `__info` (`data`).
@@ -39,12 +40,13 @@ pub struct EmbeddedFile {
     /// What the file shares with others (the blob, the media type) or has alone.
     #[doc(hidden)]
     pub __info: &'static crate::layout::Info,
-    /// SHA-256 of the contents, computed at build time.
+    /// SHA-256 of the contents, computed at build time when the catalog asks.
     #[doc(hidden)]
-    pub __sha256: &'static [u8; 32],
-    /// The Subresource Integrity string of the contents, computed at build time.
+    pub __sha256: Option<&'static [u8; 32]>,
+    /// The Subresource Integrity string of the contents, computed at build time when the
+    /// catalog asks.
     #[doc(hidden)]
-    pub __integrity: &'static str,
+    pub __integrity: Option<&'static str>,
 }
 
 impl EmbeddedFile {
@@ -99,31 +101,35 @@ impl EmbeddedFile {
     }
 
     /// SHA-256 of the file's contents (its uncompressed bytes, whatever the mode), computed at
-    /// build time: nothing is hashed at run time.
+    /// build time (nothing is hashed at run time), when the catalog records it: `integrity =
+    /// true` (feature `integrity`), or a bundler's manifest, releases or dictionaries.
     ///
     /// ```
-    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
-    /// let digest = FIXTURES.file("hello.txt").unwrap().sha256();
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", integrity = true);
+    /// let digest = FIXTURES.file("hello.txt").unwrap().sha256().unwrap();
     /// // `sha256sum assets/fixtures/hello.txt`
     /// assert_eq!(digest[..4], [0x6c, 0xf4, 0x33, 0x4b]);
     /// ```
-    pub const fn sha256(&self) -> &'static [u8; 32] {
+    pub const fn sha256(&self) -> Option<&'static [u8; 32]> {
         self.__sha256
     }
 
     /// The file's [Subresource Integrity] string (`sha384-…` unless the catalog chose
     /// `integrity = "sha256"` or `"sha512"`), computed at build time, for the `integrity`
-    /// attribute of a `<script>` or `<link>` that loads it.
+    /// attribute of a `<script>` or `<link>` that loads it; recorded as
+    /// [`sha256`](Self::sha256) is.
     ///
     /// [Subresource Integrity]: https://www.w3.org/TR/SRI/
     ///
     /// ```
-    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// # static FIXTURES: bindery::Catalog = bindery::embed!("../../assets/fixtures", integrity = true);
     /// let script = FIXTURES.file("app.js").unwrap();
-    /// assert!(script.integrity().starts_with("sha384-"));
-    /// assert_eq!(script.integrity().len(), 71);
+    /// assert!(script.integrity().unwrap().starts_with("sha384-"));
+    /// assert_eq!(script.integrity().unwrap().len(), 71);
+    /// # static PLAIN: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// assert_eq!(PLAIN.file("app.js").unwrap().integrity(), None);
     /// ```
-    pub const fn integrity(&self) -> &'static str {
+    pub const fn integrity(&self) -> Option<&'static str> {
         self.__integrity
     }
 
@@ -293,13 +299,36 @@ impl EmbeddedFile {
         upto: usize,
         keep_going: &dyn Fn() -> bool,
     ) -> Result<Option<Vec<u8>>, Error> {
+        let target = upto.min(self.len());
+        #[cfg(not(feature = "gzip"))]
+        {
+            // Unreachable: a catalog that stores gzip does not compile without the feature
+            // (generated code asks `__bindery_requires!(gzip)`); never a panic all the same.
+            let _ = (compressed, keep_going, target);
+            Err(Error::Corrupt {
+                path: self.path(),
+                reason: "it is stored gzip and bindery's `gzip` feature is off".to_owned(),
+            })
+        }
+        #[cfg(feature = "gzip")]
+        self.decompress_gzip(compressed, target, keep_going)
+    }
+
+    /// The first `target` bytes of a gzip stream, as [`decompress_upto`](Self::decompress_upto)
+    /// says.
+    #[cfg(feature = "gzip")]
+    fn decompress_gzip(
+        &self,
+        compressed: &'static [u8],
+        target: usize,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Result<Option<Vec<u8>>, Error> {
         const CHUNK: usize = 64 * 1024;
         let corrupt = |reason: String| Error::Corrupt {
             path: self.path(),
             reason,
         };
         let len = self.len();
-        let target = upto.min(len);
         let mut contents = Vec::with_capacity(target);
         let mut decoder = flate2::read::GzDecoder::new(compressed);
         // Each read is bounded: a corrupt length can never make us allocate without limit.

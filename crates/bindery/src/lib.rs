@@ -40,7 +40,7 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v6;
+pub mod __private_v7;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
@@ -51,6 +51,7 @@ mod catalog;
 mod contract;
 mod dir;
 mod error;
+mod facts;
 mod file;
 mod layout;
 #[cfg(any(all(feature = "dev", debug_assertions), feature = "overlay"))]
@@ -79,12 +80,6 @@ pub mod tower_http;
 #[cfg_attr(docsrs, doc(cfg(feature = "zerocopy")))]
 pub mod zerocopy;
 
-#[doc(hidden)]
-pub use bindery_core::CONTRACT as __CONTRACT;
-/// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].
-pub use bindery_core::Encoding;
-/// How a catalog stores its files and what [`Catalog::get`] returns.
-pub use bindery_core::{Integrity, Mode, ParseIntegrityError, ParseModeError};
 /// Embeds a folder as a [`Catalog`] at compile time.
 ///
 /// `embed!("folder", option = value, ...)`: the folder is relative to the crate's `Cargo.toml`.
@@ -158,6 +153,14 @@ pub use bundle::EntryPoint;
 pub use catalog::Catalog;
 pub use dir::{Dir, DirEntry};
 pub use error::Error;
+#[doc(hidden)]
+pub use facts::contract::CONTRACT as __CONTRACT;
+/// A content coding of an embedded file's wire variant; see [`EmbeddedFile::encoded`].
+pub use facts::encoding::Encoding;
+/// The algorithm of an embedded file's [`integrity`](EmbeddedFile::integrity) string.
+pub use facts::integrity::{Integrity, ParseIntegrityError};
+/// How a catalog stores its files and what [`Catalog::get`] returns.
+pub use facts::mode::{Mode, ParseModeError};
 pub use file::EmbeddedFile;
 
 #[doc = include_str!("../README.md")]

@@ -613,8 +613,8 @@ fn version(
         __start: 0,
         __len: info.data.len(),
         __info: info,
-        __sha256: Box::leak(Box::new(digests.sha256)),
-        __integrity: String::leak(digests.integrity),
+        __sha256: digests.sha256.map(|sha256| &*Box::leak(Box::new(sha256))),
+        __integrity: digests.integrity.map(|integrity| &*String::leak(integrity)),
     }))
 }
 

@@ -1,4 +1,4 @@
 //! Turning a caller's path into a catalog key, or refusing it: the rule every build shares
-//! (`bindery_core::key`).
+//! (`facts::key`, a copy of `bindery_core::key`'s).
 
-pub(crate) use bindery_core::key::normalise;
+pub(crate) use crate::facts::key::normalise;

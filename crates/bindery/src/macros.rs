@@ -9,7 +9,7 @@
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
-        &[$($crate::__private_v6::DevSource {
+        &[$($crate::__private_v7::DevSource {
             root: $root,
             prefix: $prefix,
             rules: $rules,
@@ -25,7 +25,7 @@ macro_rules! __bindery_dev {
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
-        &[$($crate::__private_v6::DevSource {
+        &[$($crate::__private_v7::DevSource {
             root: "",
             prefix: $prefix,
             rules: $rules,
@@ -131,5 +131,58 @@ macro_rules! __bindery_incbin {
 macro_rules! __bindery_incbin {
     (symbol = $symbol:expr, path = $path:expr, len = $len:literal $(,)?) => {
         ::core::include_bytes!($path)
+    };
+}
+
+/// What a catalog needs of the runtime's features, asked by generated code: a catalog in `gzip`
+/// mode needs `gzip` (to decompress on read), one with a bundler's manifest `vite` (its import
+/// map's CSP hash). Without the feature, a compile error that names it: a module written by the
+/// generator (built with every feature) meets a runtime built with fewer.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_requires {
+    (gzip) => {
+        $crate::__bindery_requires_gzip!()
+    };
+    (vite) => {
+        $crate::__bindery_requires_vite!()
+    };
+}
+
+#[cfg(feature = "gzip")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_requires_gzip {
+    () => {};
+}
+
+#[cfg(not(feature = "gzip"))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_requires_gzip {
+    () => {
+        ::core::compile_error!(
+            "this catalog stores its files gzip (`mode = \"gzip\"`): turn on bindery's `gzip` \
+             feature (features = [\"gzip\"])"
+        );
+    };
+}
+
+#[cfg(feature = "vite")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_requires_vite {
+    () => {};
+}
+
+#[cfg(not(feature = "vite"))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_requires_vite {
+    () => {
+        ::core::compile_error!(
+            "this catalog reads a bundler's manifest (`manifest = \"vite\"`): turn on bindery's \
+             `vite` feature (features = [\"vite\"])"
+        );
     };
 }

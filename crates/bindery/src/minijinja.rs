@@ -8,7 +8,8 @@
 //! use bindery::serve::ServeCatalog;
 //!
 //! static PAGES: bindery::Catalog = bindery::embed!("../../assets/fixtures", include = "**/*.html");
-//! static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
+//! static ASSETS: bindery::Catalog =
+//!     bindery::embed!("../../assets/fixtures", fingerprint = true, integrity = true);
 //!
 //! let assets = ServeCatalog::builder(&ASSETS).mounted_at("/static").build().expect("a valid setup");
 //! let templates = Templates::new(&PAGES).with_assets(&assets);
@@ -109,11 +110,19 @@ impl Assets {
             .ok_or_else(|| Assets::missing(path))
     }
 
-    /// `sha384-` and base64: safe for HTML as it is.
+    /// `sha384-` and base64: safe for HTML as it is. A catalog built with `integrity = false`
+    /// has none to give: an error naming the file.
     fn integrity(&self, path: &str) -> Result<Value, Error> {
-        self.find(path)
-            .map(|(_, file)| Value::from_safe_string(file.integrity().to_owned()))
-            .ok_or_else(|| Assets::missing(path))
+        let (_, file) = self.find(path).ok_or_else(|| Assets::missing(path))?;
+        let integrity = file.integrity().ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "`{path}` has no integrity: its catalog records none (add `integrity = true`)"
+                ),
+            )
+        })?;
+        Ok(Value::from_safe_string(integrity.to_owned()))
     }
 
     /// The tags of `ServeCatalog::entry_tags`, from the first catalog whose bundler manifest

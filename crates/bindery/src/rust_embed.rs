@@ -1,7 +1,8 @@
 //! rust-embed's trait over a bindery catalog (feature `rust-embed`): code written against
 //! [`rust_embed::RustEmbed`](::rust_embed::RustEmbed) (poem's `EmbeddedFilesEndpoint`, salvo's
 //! `static_embed`, axum-embed's `ServeEmbed`, handlebars' `register_embed_templates`, your own
-//! handlers) takes a bindery type unchanged.
+//! handlers) takes a bindery type unchanged. A catalog with `integrity = true` hands out the
+//! SHA-256 rust-embed's metadata carries as recorded at build time; others hash on each `get`.
 //!
 //! [`rust_embed!`](crate::rust_embed!) declares the type, over a catalog of either door (the
 //! macro's or a generated module's), in any mode:
@@ -9,7 +10,7 @@
 //! ```
 //! use rust_embed::RustEmbed as _; // the trait, as the crates above name it
 //!
-//! static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+//! static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", integrity = true);
 //! bindery::rust_embed! {
 //!     /// The fixtures, for code that takes a `RustEmbed`.
 //!     pub struct Assets(ASSETS);
@@ -17,7 +18,7 @@
 //!
 //! let file = Assets::get("hello.txt").expect("embedded");
 //! assert_eq!(file.data, ASSETS.get("hello.txt").unwrap());
-//! assert_eq!(&file.metadata.sha256_hash(), ASSETS.file("hello.txt").unwrap().sha256());
+//! assert_eq!(Some(&file.metadata.sha256_hash()), ASSETS.file("hello.txt").unwrap().sha256());
 //! assert!(Assets::iter().any(|name| name == "hello.txt"));
 //! // A catalog's key rules: one leading `/` is taken, a backslash is no separator.
 //! assert!(Assets::get("/hello.txt").is_some());
@@ -57,8 +58,14 @@ pub fn file(catalog: &Catalog, path: &str) -> Option<EmbeddedFile> {
         .modified()
         .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
         .map(|since| since.as_secs());
+    // Recorded by the build when the catalog says `integrity = true` (nothing hashed here);
+    // else made from the bytes, as rust-embed's own debug builds do.
+    let sha256 = entry.sha256().copied().unwrap_or_else(|| {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(&data).into()
+    });
     let metadata =
-        ::rust_embed::utils::__rust_embed_metadata!(*entry.sha256(), modified, None, entry.mime());
+        ::rust_embed::utils::__rust_embed_metadata!(sha256, modified, None, entry.mime());
     Some(EmbeddedFile { data, metadata })
 }
 

@@ -5,7 +5,7 @@
 // bindery_cli::run.
 
 ::bindery::__bindery_module! {
-    contract = 6;
+    contract = 7;
     generator = "bindery-codegen 0.1.0";
     regenerate = "bindery embed assets/spa --mode gzip --out examples/bindata-demo/src/spa.rs --name SPA --precompress br,zstd --dev";
     name = SPA;
@@ -13,209 +13,230 @@
     /// 5 files embedded in `gzip` mode.
     #[rustfmt::skip]
     pub static SPA: ::bindery::Catalog = {
+        ::bindery::__bindery_requires!(gzip);
         const FILES: &[::bindery::EmbeddedFile] = &[
             ::bindery::EmbeddedFile {
-                __name: "app.js\"04cb734440eb17f24f098b39c3310998\"",
+                __name: "app.js\"5ecc4ff9d98cf62a7e2629c52b61b0a9\"",
                 __start: 0,
                 __len: 3437,
-                __info: &::bindery::__private_v6::Info {
+                __info: &::bindery::__private_v7::Info {
                     data: ::core::include_bytes!(
-                        "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-9.gz"
+                        "spa/5ecc4ff9d98cf62a7e2629c52b61b0a9-9.gz"
                     ),
                     mime: "text/javascript",
                     content_type: "text/javascript; charset=utf-8",
                     len: ::core::option::Option::Some(9016),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"04cb734440eb17f24f098b39c3310998-gz\"",
+                        "\"5ecc4ff9d98cf62a7e2629c52b61b0a9-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
-                            ::bindery::__private_v6::Encoded {
+                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-11.br"
+                                    "spa/5ecc4ff9d98cf62a7e2629c52b61b0a9-11.br"
                                 ),
-                                etag: "\"04cb734440eb17f24f098b39c3310998-br\"",
+                                etag: "\"5ecc4ff9d98cf62a7e2629c52b61b0a9-br\"",
                             },
-                            ::bindery::__private_v6::Encoded {
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/04cb734440eb17f24f098b39c331099899a91f62512a8fbd99b070948860dc47-19.zst"
+                                    "spa/5ecc4ff9d98cf62a7e2629c52b61b0a9-19.zst"
                                 ),
-                                etag: "\"04cb734440eb17f24f098b39c3310998-zst\"",
+                                etag: "\"5ecc4ff9d98cf62a7e2629c52b61b0a9-zst\"",
                             },
                         ];
                         VARIANTS
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: b"\xC97\xCB\xAC4J\xDFh\xB7\x03\x04\xC8f\xDE,\x9AiVh7t\xAC\xC0<\x85l\x92\xA7:;\xD3\x96",
-                __integrity: "sha384-lhC+C+iOmha6AZeaZIAolGRZdfCflGMSewVFhIcBDZ89GBEp2VLQL8PStyPbmpC0",
+                __sha256: ::core::option::Option::Some(
+                    b"\xC97\xCB\xAC4J\xDFh\xB7\x03\x04\xC8f\xDE,\x9AiVh7t\xAC\xC0<\x85l\x92\xA7:;\xD3\x96",
+                ),
+                __integrity: ::core::option::Option::Some(
+                    "sha384-lhC+C+iOmha6AZeaZIAolGRZdfCflGMSewVFhIcBDZ89GBEp2VLQL8PStyPbmpC0",
+                ),
             },
             ::bindery::EmbeddedFile {
-                __name: "favicon.svg\"b86e34ce25305d1adde3ff03815d2fd7\"",
+                __name: "favicon.svg\"1d8b203a22c334856152a7ba98fa0af4\"",
                 __start: 0,
                 __len: 185,
-                __info: &::bindery::__private_v6::Info {
+                __info: &::bindery::__private_v7::Info {
                     data: ::core::include_bytes!(
-                        "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-9.gz"
+                        "spa/1d8b203a22c334856152a7ba98fa0af4-9.gz"
                     ),
                     mime: "image/svg+xml",
                     content_type: "image/svg+xml; charset=utf-8",
                     len: ::core::option::Option::Some(238),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"b86e34ce25305d1adde3ff03815d2fd7-gz\"",
+                        "\"1d8b203a22c334856152a7ba98fa0af4-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
-                            ::bindery::__private_v6::Encoded {
+                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-11.br"
+                                    "spa/1d8b203a22c334856152a7ba98fa0af4-11.br"
                                 ),
-                                etag: "\"b86e34ce25305d1adde3ff03815d2fd7-br\"",
+                                etag: "\"1d8b203a22c334856152a7ba98fa0af4-br\"",
                             },
-                            ::bindery::__private_v6::Encoded {
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/b86e34ce25305d1adde3ff03815d2fd70b084b533fc7191d90f7521ea1ca8fcd-19.zst"
+                                    "spa/1d8b203a22c334856152a7ba98fa0af4-19.zst"
                                 ),
-                                etag: "\"b86e34ce25305d1adde3ff03815d2fd7-zst\"",
+                                etag: "\"1d8b203a22c334856152a7ba98fa0af4-zst\"",
                             },
                         ];
                         VARIANTS
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: b")\xAC\xFA=\xBB\x9A\xBF\xFD\xB6\xC97\x8B[\x97\x0E\xA2\x16YQ\xA8\xA6\xD43\xEF\x1An\x0B}~\xA9\x95\x9A",
-                __integrity: "sha384-VUyPy5U3bv//qdsA8iSbZ3D7cIY9yAtDTXXHgVY2SF6/5MO5PzR0p0tb280QdPIC",
+                __sha256: ::core::option::Option::Some(
+                    b")\xAC\xFA=\xBB\x9A\xBF\xFD\xB6\xC97\x8B[\x97\x0E\xA2\x16YQ\xA8\xA6\xD43\xEF\x1An\x0B}~\xA9\x95\x9A",
+                ),
+                __integrity: ::core::option::Option::Some(
+                    "sha384-VUyPy5U3bv//qdsA8iSbZ3D7cIY9yAtDTXXHgVY2SF6/5MO5PzR0p0tb280QdPIC",
+                ),
             },
             ::bindery::EmbeddedFile {
-                __name: "index.html\"0cf3d7bc2e4002a2cd5bac99b57095f7\"",
+                __name: "index.html\"005a36ed852fb947aed83d69c2b1f351\"",
                 __start: 0,
                 __len: 1689,
-                __info: &::bindery::__private_v6::Info {
+                __info: &::bindery::__private_v7::Info {
                     data: ::core::include_bytes!(
-                        "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-9.gz"
+                        "spa/005a36ed852fb947aed83d69c2b1f351-9.gz"
                     ),
                     mime: "text/html",
                     content_type: "text/html; charset=utf-8",
                     len: ::core::option::Option::Some(4084),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"0cf3d7bc2e4002a2cd5bac99b57095f7-gz\"",
+                        "\"005a36ed852fb947aed83d69c2b1f351-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
-                            ::bindery::__private_v6::Encoded {
+                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-11.br"
+                                    "spa/005a36ed852fb947aed83d69c2b1f351-11.br"
                                 ),
-                                etag: "\"0cf3d7bc2e4002a2cd5bac99b57095f7-br\"",
+                                etag: "\"005a36ed852fb947aed83d69c2b1f351-br\"",
                             },
-                            ::bindery::__private_v6::Encoded {
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/0cf3d7bc2e4002a2cd5bac99b57095f77dc44dfa5ec4bad27866fef1b70d829e-19.zst"
+                                    "spa/005a36ed852fb947aed83d69c2b1f351-19.zst"
                                 ),
-                                etag: "\"0cf3d7bc2e4002a2cd5bac99b57095f7-zst\"",
+                                etag: "\"005a36ed852fb947aed83d69c2b1f351-zst\"",
                             },
                         ];
                         VARIANTS
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: b"\x15\xDC\xA1\xD0\x866\xCFB\xAFl\xBB\xBAT\x94\n\x9A\xD1\xF1p%\xFC\0\x8B_*\xE9\xA9`\x08\xED\xE6;",
-                __integrity: "sha384-+6SwiOdbhXFXing0yIzwpa9rG7d3jvtWui0xlq9ORFTIQc1ffjEBPEZzt58AJYUc",
+                __sha256: ::core::option::Option::Some(
+                    b"\x15\xDC\xA1\xD0\x866\xCFB\xAFl\xBB\xBAT\x94\n\x9A\xD1\xF1p%\xFC\0\x8B_*\xE9\xA9`\x08\xED\xE6;",
+                ),
+                __integrity: ::core::option::Option::Some(
+                    "sha384-+6SwiOdbhXFXing0yIzwpa9rG7d3jvtWui0xlq9ORFTIQc1ffjEBPEZzt58AJYUc",
+                ),
             },
             ::bindery::EmbeddedFile {
-                __name: "style.css\"695921b419242a1d5ba126f3d087845e\"",
+                __name: "style.css\"4f4a8c1815b64594fb310f659628ca58\"",
                 __start: 0,
                 __len: 1721,
-                __info: &::bindery::__private_v6::Info {
+                __info: &::bindery::__private_v7::Info {
                     data: ::core::include_bytes!(
-                        "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-9.gz"
+                        "spa/4f4a8c1815b64594fb310f659628ca58-9.gz"
                     ),
                     mime: "text/css",
                     content_type: "text/css; charset=utf-8",
                     len: ::core::option::Option::Some(4667),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"695921b419242a1d5ba126f3d087845e-gz\"",
+                        "\"4f4a8c1815b64594fb310f659628ca58-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
-                            ::bindery::__private_v6::Encoded {
+                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-11.br"
+                                    "spa/4f4a8c1815b64594fb310f659628ca58-11.br"
                                 ),
-                                etag: "\"695921b419242a1d5ba126f3d087845e-br\"",
+                                etag: "\"4f4a8c1815b64594fb310f659628ca58-br\"",
                             },
-                            ::bindery::__private_v6::Encoded {
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/695921b419242a1d5ba126f3d087845ef9e8ed1215e8e775f9b8b473a2fe5f22-19.zst"
+                                    "spa/4f4a8c1815b64594fb310f659628ca58-19.zst"
                                 ),
-                                etag: "\"695921b419242a1d5ba126f3d087845e-zst\"",
+                                etag: "\"4f4a8c1815b64594fb310f659628ca58-zst\"",
                             },
                         ];
                         VARIANTS
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: b"\xA4\xCBVv\x02\xCFS\x9B\x97S\xED\x07\xB3\xF0MW\xDC\x80Au\xDF\xD2\xE4\xB2\xB1\xC2\xDC\xD1\x1F\xF4\x87*",
-                __integrity: "sha384-IKCq6ly6UvAUS/Is1HMd3HaRFwt6g+hx6KE1GrR0ZX1jyA/X9RDN/Q9/mio73Iy5",
+                __sha256: ::core::option::Option::Some(
+                    b"\xA4\xCBVv\x02\xCFS\x9B\x97S\xED\x07\xB3\xF0MW\xDC\x80Au\xDF\xD2\xE4\xB2\xB1\xC2\xDC\xD1\x1F\xF4\x87*",
+                ),
+                __integrity: ::core::option::Option::Some(
+                    "sha384-IKCq6ly6UvAUS/Is1HMd3HaRFwt6g+hx6KE1GrR0ZX1jyA/X9RDN/Q9/mio73Iy5",
+                ),
             },
             ::bindery::EmbeddedFile {
-                __name: "world.svg\"068b5c3dad30c45aef0d5fe97aed37a6\"",
+                __name: "world.svg\"ce1afe8134fee1c88979a05c9447fa74\"",
                 __start: 0,
                 __len: 26394,
-                __info: &::bindery::__private_v6::Info {
+                __info: &::bindery::__private_v7::Info {
                     data: ::core::include_bytes!(
-                        "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-9.gz"
+                        "spa/ce1afe8134fee1c88979a05c9447fa74-9.gz"
                     ),
                     mime: "image/svg+xml",
                     content_type: "image/svg+xml; charset=utf-8",
                     len: ::core::option::Option::Some(76548),
                     gzip_etag: ::core::option::Option::Some(
-                        "\"068b5c3dad30c45aef0d5fe97aed37a6-gz\"",
+                        "\"ce1afe8134fee1c88979a05c9447fa74-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v6::Encoded] = &[
-                            ::bindery::__private_v6::Encoded {
+                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
-                                    "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-11.br"
+                                    "spa/ce1afe8134fee1c88979a05c9447fa74-11.br"
                                 ),
-                                etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-br\"",
+                                etag: "\"ce1afe8134fee1c88979a05c9447fa74-br\"",
                             },
-                            ::bindery::__private_v6::Encoded {
+                            ::bindery::__private_v7::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
-                                    "spa/068b5c3dad30c45aef0d5fe97aed37a643c21ca31b65719994fd5ecd3ff8f9ed-19.zst"
+                                    "spa/ce1afe8134fee1c88979a05c9447fa74-19.zst"
                                 ),
-                                etag: "\"068b5c3dad30c45aef0d5fe97aed37a6-zst\"",
+                                etag: "\"ce1afe8134fee1c88979a05c9447fa74-zst\"",
                             },
                         ];
                         VARIANTS
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: b"\xC7#w\xA5\x8F\"\x0E\xD4~\xEB\xCE\xEAy\xFE\xFE\xF6\xCC\x17SV[\xC9\x8A\xA2\x16\xA7\xC4\xFFx;+k",
-                __integrity: "sha384-u4m41qYBqGGv+eO2H0jE21PF6AmsJmWewst+HpUqJ5dWFqPgb7Vtl1QcGUyyxBeM",
+                __sha256: ::core::option::Option::Some(
+                    b"\xC7#w\xA5\x8F\"\x0E\xD4~\xEB\xCE\xEAy\xFE\xFE\xF6\xCC\x17SV[\xC9\x8A\xA2\x16\xA7\xC4\xFFx;+k",
+                ),
+                __integrity: ::core::option::Option::Some(
+                    "sha384-u4m41qYBqGGv+eO2H0jE21PF6AmsJmWewst+HpUqJ5dWFqPgb7Vtl1QcGUyyxBeM",
+                ),
             },
         ];
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
-        const BUNDLE: &::bindery::__private_v6::BundleInfo = &::bindery::__private_v6::BundleInfo::NONE;
-        const SCRIPTS: &[::bindery::__private_v6::ScriptHashes] = &[];
-        const DEV: &[::bindery::__private_v6::DevSource] = ::bindery::__bindery_dev!(
+        const BUNDLE: &::bindery::__private_v7::BundleInfo = &::bindery::__private_v7::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v7::ScriptHashes] = &[];
+        const DEV: &[::bindery::__private_v7::DevSource] = ::bindery::__bindery_dev!(
             { root = ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/../../assets/spa"), prefix = "", rules =
             "hidden=false\ngitignore=false\nsiblings=false\nmodified=false\nintegrity=sha384\n"
             }
         );
-        ::bindery::__private_v6::catalog(
+        ::bindery::__private_v7::catalog(
             ::bindery::Mode::Gzip,
             "",
             DEV,

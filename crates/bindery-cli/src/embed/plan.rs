@@ -93,8 +93,10 @@ pub(crate) fn plan(args: &EmbedArgs, manifest: &Manifest, out_dir: &Path) -> Res
     })
 }
 
-/// The blob files the generator owns in `blob_dir`: `<64 hex>-<level>.<gz|br|zst>`, and deltas
-/// `<64 hex>-<64 hex>.dcz`. Anything else there is the user's and is left alone.
+/// The blob files the generator owns in `blob_dir`: `<hash>-<level>.<gz|br|zst>`, and deltas
+/// `<hash>-<hash>.dcz`, the hash in hex ([`HASH_LEN`](bindery_codegen::HASH_LEN) digits, or 64
+/// as generators before 0.1 wrote them: so they are removed as no longer used). Anything else
+/// there is the user's and is left alone.
 pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
     let Ok(entries) = std::fs::read_dir(blob_dir) else {
         return BTreeMap::new();
@@ -103,8 +105,10 @@ pub(crate) fn existing_blobs(blob_dir: &Path) -> BTreeMap<String, PathBuf> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let is_hash =
-                |text: &str| text.len() == 64 && text.bytes().all(|byte| byte.is_ascii_hexdigit());
+            let is_hash = |text: &str| {
+                [bindery_codegen::HASH_LEN, 64].contains(&text.len())
+                    && text.bytes().all(|byte| byte.is_ascii_hexdigit())
+            };
             let is_ours = if let Some(stem) = name.strip_suffix(".dcz") {
                 stem.split_once('-')
                     .is_some_and(|(target, dictionary)| is_hash(target) && is_hash(dictionary))

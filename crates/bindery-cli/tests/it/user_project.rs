@@ -20,7 +20,7 @@ fn application(project: &Project, name: &str, workspace_members: &str) {
         format!(
             "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
              [workspace]\nmembers = [{workspace_members}]\n\n\
-             [dependencies]\nbindery = {{ path = {:?} }}\n",
+             [dependencies]\nbindery = {{ path = {:?}, features = [\"gzip\"] }}\n",
             crate_path("bindery")
         ),
     );

@@ -35,7 +35,8 @@ pub(super) fn merge(
     }
     let releases = release::read(&dir, options.keep_releases)?;
     guard_size(options, files, &releases)?;
-    let mut taken: HashMap<String, [u8; 32]> = HashMap::new();
+    // SHA-256 is recorded: a build with `releases` is refused under `integrity = false`.
+    let mut taken: HashMap<String, Option<[u8; 32]>> = HashMap::new();
     for file in files.iter() {
         taken.insert(file.entry.path.clone(), file.entry.sha256);
         if let Some(name) = &file.entry.fingerprinted {
@@ -93,7 +94,7 @@ fn described(options: &Options, cache: &Cache, kept: &Release) -> Result<Vec<Des
         &mut |_| {},
     )?;
     for (file, recorded) in files.iter_mut().zip(&kept.files) {
-        if file.entry.sha256 != recorded.sha256 || file.entry.len != recorded.len {
+        if file.entry.sha256 != Some(recorded.sha256) || file.entry.len != recorded.len {
             return Err(Error::Release {
                 path: kept.folder.clone(),
                 reason: format!(
@@ -197,12 +198,16 @@ pub(super) fn dictionaries(
             .min()
             .unwrap_or(u64::MAX);
         for (other, old) in files.iter().enumerate() {
+            // SHA-256 is recorded: `dictionaries` is refused under `integrity = false`.
+            let Some(dictionary) = old.entry.sha256 else {
+                continue;
+            };
             let is_earlier = old.entry.kept.is_some()
                 && patterns[other].as_ref() == Some(pattern)
                 && old.entry.sha256 != file.entry.sha256
                 && !deltas[index]
                     .iter()
-                    .any(|delta| delta.dictionary == old.entry.sha256);
+                    .any(|delta| delta.dictionary == dictionary);
             if !is_earlier {
                 continue;
             }
@@ -211,7 +216,7 @@ pub(super) fn dictionaries(
             };
             if blob.len < smallest {
                 deltas[index].push(Delta {
-                    dictionary: old.entry.sha256,
+                    dictionary,
                     dictionary_path: old.entry.path.clone(),
                     etag: format!(
                         "\"{}-dcz.{}\"",

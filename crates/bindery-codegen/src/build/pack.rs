@@ -46,7 +46,7 @@ pub(crate) fn pack(
         }
         return Ok(None);
     }
-    let group = blake3::hash(group.as_bytes()).to_hex();
+    let group = crate::describe::hash(group.as_bytes());
     let group = &group[..16];
     if let Some(pack) = cached(cache, files, &members, group) {
         return Ok(Some(pack));
@@ -93,13 +93,13 @@ fn cached(cache: &Cache, files: &[Described], members: &[usize], group: &str) ->
 }
 
 fn pack_name(files: &[Described], members: &[usize], group: &str) -> String {
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = crate::describe::Digester::new(None);
     for &index in members {
         let entry = &files[index].entry;
         hasher.update(entry.hash.as_bytes());
         hasher.update(&entry.len.to_le_bytes());
     }
-    format!("{group}-{}.pack", &hasher.finalize().to_hex()[..32])
+    format!("{group}-{}.pack", hasher.finish().hash)
 }
 
 fn offsets(files: &[Described], members: &[usize]) -> Vec<Option<u64>> {
@@ -121,10 +121,9 @@ fn first_read(file: &mut Described) -> Result<Vec<u8>, Error> {
     let integrity = file
         .entry
         .integrity
-        .split('-')
-        .next()
-        .and_then(|name| name.parse().ok())
-        .unwrap_or_default();
+        .as_deref()
+        .and_then(|text| text.split('-').next())
+        .and_then(|name| name.parse().ok());
     let digests = crate::describe::digests(&bytes, integrity);
     if bytes.len() as u64 != file.entry.len || Identity::at(source) != file.identity {
         return Err(Error::Changed {

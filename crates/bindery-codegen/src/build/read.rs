@@ -62,7 +62,7 @@ pub(crate) fn read(
     identity: Option<Identity>,
     large: u64,
     keep_large: bool,
-    integrity: Integrity,
+    integrity: Option<Integrity>,
 ) -> Result<Read, Error> {
     let expected = identity.map(|identity| identity.len);
     if expected.is_some_and(|len| len < large) {

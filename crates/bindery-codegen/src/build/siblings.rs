@@ -62,13 +62,8 @@ pub(crate) fn blob(
         return Ok(None);
     }
     let folder = format!("siblings-{}", encoding.extension());
-    let own_hash = blake3::hash(&bytes).to_hex();
-    let name = format!(
-        "{}-sibling-{}.{}",
-        facts.hash,
-        &own_hash[..32],
-        encoding.extension()
-    );
+    let own_hash = crate::describe::hash(&bytes);
+    let name = format!("{}-sibling-{own_hash}.{}", facts.hash, encoding.extension());
     if let Some(kept) = cache.reuse(&folder, &name) {
         return Ok(Some(kept));
     }
@@ -93,7 +88,7 @@ fn check(
         reason,
     };
     let mut decoder = decoder(encoding, bytes, sibling)?;
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = crate::describe::Digester::new(None);
     let mut buffer = vec![0; 64 * 1024];
     let mut len = 0u64;
     loop {
@@ -119,7 +114,7 @@ fn check(
             facts.len
         )));
     }
-    if hasher.finalize().to_hex().as_str() != facts.hash {
+    if hasher.finish().hash != facts.hash {
         return Err(mismatch(format!(
             "it decodes to {len} bytes that differ from the file's"
         )));
@@ -133,8 +128,12 @@ fn decoder<'a>(
     bytes: &'a [u8],
     sibling: &Path,
 ) -> Result<Box<dyn std::io::Read + 'a>, Error> {
+    let _ = &bytes;
     match encoding {
+        #[cfg(feature = "gzip")]
         Encoding::Gzip => Ok(Box::new(OneMember(flate2::bufread::GzDecoder::new(bytes)))),
+        #[cfg(not(feature = "gzip"))]
+        Encoding::Gzip => Err(unavailable(sibling, encoding, "gzip")),
         #[cfg(feature = "br")]
         Encoding::Br => Ok(Box::new(brotli::Decompressor::new(bytes, 64 * 1024))),
         #[cfg(not(feature = "br"))]
@@ -151,8 +150,10 @@ fn decoder<'a>(
 /// A gzip stream of one member and nothing after it: the runtime decodes the first member of
 /// a stored gzip file only (as flate2's `GzDecoder` does), so anything more would be bytes a
 /// client without gzip never gets.
+#[cfg(feature = "gzip")]
 struct OneMember<'a>(flate2::bufread::GzDecoder<&'a [u8]>);
 
+#[cfg(feature = "gzip")]
 impl std::io::Read for OneMember<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
         let read = self.0.read(buffer)?;

@@ -25,8 +25,8 @@ pub(crate) struct Plan {
     pub(crate) snapshots: bool,
     /// Files at least this long are large: never packed, read by streaming.
     pub(crate) large: u64,
-    /// The algorithm of the integrity strings.
-    pub(crate) integrity: crate::Integrity,
+    /// The algorithm of the integrity strings (recorded with SHA-256), if any.
+    pub(crate) integrity: Option<crate::Integrity>,
     /// The precompressed siblings of each file, by relative path.
     pub(crate) siblings: super::siblings::Siblings,
 }

@@ -1,7 +1,7 @@
 //! Content hashes remembered across builds, so a rebuild does not read and hash every embedded
 //! file again: one small file per scanned folder in the cache, mapping each file's path and
-//! identity (length, modification and change times, inode) to its digests (BLAKE3, SHA-256 and
-//! the integrity string).
+//! identity (length, modification and change times, inode) to its digests (the content hash,
+//! and SHA-256 and the integrity string when integrity is recorded: `-` when not).
 //!
 //! A file whose times are less than two seconds old when it is hashed is not remembered: a
 //! second write within the file system's time granularity could leave its identity unchanged
@@ -23,18 +23,15 @@ pub(crate) struct Hashes {
     is_changed: bool,
 }
 
-const VERSION: &str = "bindery-hashes-v2";
+const VERSION: &str = "bindery-hashes-v3";
 
 impl Hashes {
     /// Loads the hashes remembered for one scan (`scan` names the folder and its filters, so
     /// two catalogs of one folder with different filters do not overwrite each other's) from
     /// the cache (none when there are none yet).
     pub(crate) fn load(cache: &Cache, scan: &str) -> Hashes {
-        let key = blake3::hash(scan.as_bytes()).to_hex();
-        let file = cache
-            .root()
-            .join("hashes")
-            .join(format!("{}.tsv", &key[..32]));
+        let key = crate::describe::hash(scan.as_bytes());
+        let file = cache.root().join("hashes").join(format!("{key}.tsv"));
         let known = std::fs::read_to_string(&file)
             .ok()
             .filter(|text| text.lines().next() == Some(VERSION))
@@ -49,19 +46,22 @@ impl Hashes {
     }
 
     /// The remembered digests of the file at `relative`, when its identity is unchanged and
-    /// its integrity string is of the algorithm `integrity`.
+    /// its integrity string is of the algorithm `integrity` (or absent, as asked).
     pub(crate) fn known(
         &mut self,
         relative: &str,
         identity: Option<Identity>,
-        integrity: crate::Integrity,
+        integrity: Option<crate::Integrity>,
     ) -> Option<Digests> {
         let identity = identity?;
         let (known, digests) = self.known.get(relative)?;
-        let is_algorithm = digests
-            .integrity
-            .strip_prefix(integrity.as_str())
-            .is_some_and(|rest| rest.starts_with('-'));
+        let is_algorithm = match (integrity, &digests.integrity) {
+            (Some(integrity), Some(text)) => text
+                .strip_prefix(integrity.as_str())
+                .is_some_and(|rest| rest.starts_with('-')),
+            (None, None) => true,
+            _ => false,
+        };
         if *known != identity || !is_algorithm {
             return None;
         }
@@ -103,8 +103,8 @@ impl Hashes {
                     "{relative}\t{}\t{}\t{}\t{}",
                     identity.to_fields(),
                     digests.hash,
-                    hex(&digests.sha256),
-                    digests.integrity
+                    digests.sha256.as_ref().map_or_else(|| "-".to_owned(), hex),
+                    digests.integrity.as_deref().unwrap_or("-")
                 )
             })
             .collect();
@@ -127,17 +127,26 @@ fn parse_line(line: &str) -> Option<(String, (Identity, Digests))> {
     let relative = fields.next()?.to_owned();
     let identity = Identity::from_fields(&mut fields)?;
     let hash = fields.next()?;
-    let is_hash = hash.len() == 64 && hash.bytes().all(|byte| byte.is_ascii_hexdigit());
-    let sha256 = unhex(fields.next()?)?;
-    let integrity = fields.next()?;
-    let is_integrity = crate::Integrity::ALL.iter().any(|algorithm| {
-        integrity.len() == algorithm.text_len() && integrity.starts_with(algorithm.as_str())
-    });
+    let is_hash =
+        hash.len() == crate::HASH_LEN && hash.bytes().all(|byte| byte.is_ascii_hexdigit());
+    let (sha256, integrity) = match (fields.next()?, fields.next()?) {
+        ("-", "-") => (None, None),
+        (sha256, integrity) => {
+            let is_integrity = crate::Integrity::ALL.iter().any(|algorithm| {
+                integrity.len() == algorithm.text_len() && integrity.starts_with(algorithm.as_str())
+            });
+            (
+                Some(unhex(sha256)?),
+                is_integrity.then(|| integrity.to_owned()),
+            )
+        }
+    };
+    let is_integrity = sha256.is_none() || integrity.is_some();
     (is_hash && is_integrity && fields.next().is_none()).then(|| {
         let digests = Digests {
             hash: hash.to_owned(),
             sha256,
-            integrity: integrity.to_owned(),
+            integrity,
         };
         (relative, (identity, digests))
     })

@@ -4,8 +4,8 @@
 //! Everything is written to a temporary file created exclusively (`O_EXCL`, a fresh name, mode
 //! 0600) inside the private cache folder, then renamed into place, so an interrupted build or two
 //! builds racing never leave half a file, and no symlink planted at a temporary name is ever
-//! followed. Beside every file written, a seal (`seals/<folder>/<name>`) records the BLAKE3 hash
-//! and length of its bytes and the file's identity just after (length, modification and change
+//! followed. Beside every file written, a seal (`seals/<folder>/<name>`) records the content hash
+//! (XXH3-128: a check against corruption and truncation; the folder is private) and length of its bytes and the file's identity just after (length, modification and change
 //! times, inode). A reuse whose file still has that identity is trusted without reading it; any
 //! other is hashed again and trusted only if the hash matches, and a file without a seal is never
 //! trusted: it is made again. A seal costs one `stat` and one small read per reuse, where hashing
@@ -24,9 +24,10 @@ pub use location::default_cache_dir;
 pub(crate) use staged::TempFile;
 
 use crate::Error;
+use crate::describe::Digester;
 use crate::identity::Identity;
 
-const SEAL_VERSION: &str = "bindery-seal-v1";
+const SEAL_VERSION: &str = "bindery-seal-v2";
 
 /// The cache folder of one build, checked private.
 #[derive(Debug)]
@@ -72,7 +73,7 @@ impl Cache {
         if hash_file(&path).ok()? != hash {
             return None;
         }
-        let _ = self.write_seal(folder, name, &path, hash, len);
+        let _ = self.write_seal(folder, name, &path, &hash, len);
         Some(Kept { path, len })
     }
 
@@ -84,7 +85,7 @@ impl Cache {
         let file = staged::TempFile::new_in(&dir).map_err(|error| Error::write(&dir, error))?;
         Ok(Staged {
             out: BufWriter::with_capacity(64 * 1024, file),
-            hasher: blake3::Hasher::new(),
+            hasher: Digester::new(None),
             len: 0,
             folder: folder.to_owned(),
         })
@@ -116,7 +117,7 @@ impl Cache {
         folder: &str,
         name: &str,
         path: &Path,
-        hash: blake3::Hash,
+        hash: &str,
         len: u64,
     ) -> Result<(), Error> {
         let identity = Identity::at(path).ok_or_else(|| {
@@ -125,11 +126,7 @@ impl Cache {
                 std::io::Error::other("cannot read the file's identity"),
             )
         })?;
-        let text = format!(
-            "{SEAL_VERSION}\t{}\t{len}\t{}\n",
-            hash.to_hex(),
-            identity.to_fields()
-        );
+        let text = format!("{SEAL_VERSION}\t{hash}\t{len}\t{}\n", identity.to_fields());
         let seals = self.root.join("seals").join(folder);
         location::create_private(&seals)?;
         staged::write_small(&seals, name, text.as_bytes())
@@ -140,7 +137,7 @@ impl Cache {
 /// A file being written into the cache: its bytes are hashed on the way for its seal.
 pub(crate) struct Staged {
     out: BufWriter<staged::TempFile>,
-    hasher: blake3::Hasher,
+    hasher: Digester,
     len: u64,
     folder: String,
 }
@@ -179,7 +176,7 @@ impl Staged {
             &self.folder,
             name,
             &target,
-            self.hasher.finalize(),
+            &self.hasher.finish().hash,
             self.len,
         )?;
         Ok(Kept {
@@ -202,25 +199,25 @@ impl Write for Staged {
     }
 }
 
-fn parse_seal(text: &str) -> Option<(blake3::Hash, u64, Identity)> {
+fn parse_seal(text: &str) -> Option<(String, u64, Identity)> {
     let mut fields = text.trim_end_matches('\n').split('\t');
     if fields.next()? != SEAL_VERSION {
         return None;
     }
-    let hash = blake3::Hash::from_hex(fields.next()?).ok()?;
+    let hash = fields.next()?.to_owned();
     let len = fields.next()?.parse().ok()?;
     let identity = Identity::from_fields(&mut fields)?;
     fields.next().is_none().then_some((hash, len, identity))
 }
 
-/// The BLAKE3 hash of a file's bytes, streamed.
-fn hash_file(path: &Path) -> std::io::Result<blake3::Hash> {
+/// The content hash of a file's bytes, streamed.
+fn hash_file(path: &Path) -> std::io::Result<String> {
     let mut file = std::fs::File::open(path)?;
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = Digester::new(None);
     let mut buffer = vec![0; 256 * 1024];
     loop {
         match file.read(&mut buffer) {
-            Ok(0) => return Ok(hasher.finalize()),
+            Ok(0) => return Ok(hasher.finish().hash),
             Ok(read) => {
                 hasher.update(&buffer[..read]);
             }

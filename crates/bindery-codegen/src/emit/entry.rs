@@ -32,12 +32,29 @@ pub(super) fn packed(out: &mut String, runtime: &str, entry: &Entry, start: u64,
     out.push_str(" }");
 }
 
-/// `, __sha256: b"…", __integrity: "sha384-…"`: the digests computed at build time.
+/// `, __sha256: Some(b"…"), __integrity: Some("sha384-…")` (or `None`s): the digests computed
+/// at build time.
 fn push_digests(out: &mut String, entry: &Entry) {
+    const SOME: &str = "::core::option::Option::Some(";
+    const NONE: &str = "::core::option::Option::None";
     out.push_str(", __sha256: ");
-    push_digest_literal(out, &entry.sha256);
+    match &entry.sha256 {
+        Some(sha256) => {
+            out.push_str(SOME);
+            push_digest_literal(out, sha256);
+            out.push(')');
+        }
+        None => out.push_str(NONE),
+    }
     out.push_str(", __integrity: ");
-    push_string_literal(out, &entry.integrity);
+    match &entry.integrity {
+        Some(integrity) => {
+            out.push_str(SOME);
+            push_string_literal(out, integrity);
+            out.push(')');
+        }
+        None => out.push_str(NONE),
+    }
 }
 
 /// An entry described on its own: its blob, media type, lengths, ETags, variants and time.
@@ -72,8 +89,17 @@ pub(super) fn own(out: &mut String, manifest: &Manifest, entry: &Entry, locator:
         }
     };
     // A byte string is one literal of type `&'static [u8; 32]`.
-    let sha256 = Literal::byte_string(&entry.sha256);
-    let integrity = &entry.integrity;
+    let sha256 = match &entry.sha256 {
+        Some(sha256) => {
+            let sha256 = Literal::byte_string(sha256);
+            quote!(::core::option::Option::Some(#sha256))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let integrity = match &entry.integrity {
+        Some(integrity) => quote!(::core::option::Option::Some(#integrity)),
+        None => quote!(::core::option::Option::None),
+    };
     let tokens = quote! {
         #runtime::EmbeddedFile {
             __name: #name,
@@ -187,10 +213,10 @@ fn incbin(manifest: &Manifest, blob: &Blob<'_>, locator: &Locator) -> Option<Tok
     // bytes give the same symbol in every catalog of a crate, defined once; different bytes, or
     // another crate, never share one. A content change changes the assembly text, so
     // incremental builds cannot reuse stale bytes.
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = crate::describe::Digester::new(None);
     hasher.update(blob.key.as_bytes());
     hasher.update(&blob.len.to_le_bytes());
-    let tag = format!("_{}", &hasher.finalize().to_hex()[..24]);
+    let tag = format!("_{}", &hasher.finish().hash[..24]);
     let len = Literal::u64_unsuffixed(blob.len);
     let runtime = crate::runtime(&manifest.crate_path);
     Some(quote! {

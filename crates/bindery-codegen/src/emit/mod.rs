@@ -329,6 +329,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     let is_macro = matches!(locator, Locator::ManifestDir(_));
     let pack = PackLayout::new(manifest, locator);
     let mut text = String::from("{ ");
+    text.push_str(&requirements(manifest, &runtime_text));
     if is_macro {
         text.push_str(
             "#[allow(unused_macros)] macro_rules! __bindery_bytes { ($path:literal) => { \
@@ -387,6 +388,21 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     text.push_str(&script_table(manifest, &private_text));
     text.push_str(&format!(" {tail} }}"));
     text
+}
+
+/// What the catalog needs of the runtime's features, asked of it (`__bindery_requires!`): a
+/// compile error naming the feature when it is off. A `gzip` catalog is decompressed on read;
+/// one with a bundler's manifest has an import map whose CSP hash the runtime makes.
+fn requirements(manifest: &Manifest, runtime_text: &str) -> String {
+    let needs = [
+        (manifest.mode == Mode::Gzip, "gzip"),
+        (manifest.bundle.is_some(), "vite"),
+    ];
+    needs
+        .into_iter()
+        .filter(|(is_needed, _)| *is_needed)
+        .map(|(_, feature)| format!("{runtime_text}::__bindery_requires!({feature}); "))
+        .collect()
 }
 
 /// [`catalog_text`] as tokens: the expression `::bindery::__private_v{CONTRACT}::catalog(…)` of type

@@ -97,6 +97,8 @@ pub struct Options {
     pub(crate) releases: Option<PathBuf>,
     pub(crate) keep_releases: u64,
     pub(crate) dictionaries: bool,
+    /// Whether [`integrity`](Self::integrity) was set: else what needs SHA-256 turns it on.
+    pub(crate) integrity_given: bool,
     pub(crate) max_file_size: Option<u64>,
     pub(crate) max_total_size: Option<u64>,
     /// The further folders of the catalog, each as options of which only the per-folder
@@ -132,6 +134,7 @@ impl Options {
             releases: None,
             keep_releases: crate::release::DEFAULT_KEEP,
             dictionaries: false,
+            integrity_given: false,
             max_file_size: None,
             max_total_size: None,
             folders: Vec::new(),
@@ -264,16 +267,33 @@ impl Options {
         self
     }
 
-    /// The Subresource Integrity algorithm of [`Entry::integrity`](crate::Entry::integrity)
-    /// (sha384 by default, as the SRI specification recommends).
+    /// Records each file's SHA-256 and its Subresource Integrity string
+    /// ([`Entry::integrity`](crate::Entry::integrity)) in this algorithm, or (`None`) neither.
+    /// Not recorded unless asked, or unless something compares or names files by SHA-256 (a
+    /// bundler's [`manifest`](Self::manifest), [`releases`](Self::releases),
+    /// [`dictionaries`](Self::dictionaries)): then sha384, as the SRI specification recommends.
+    /// Computing them needs the feature `integrity` ([`Error::FeatureUnavailable`](crate::Error)
+    /// without it); what is recorded depends on the options only, so the macro and the
+    /// generator record the same.
     ///
     /// ```
     /// use bindery_codegen::{Integrity, Options};
     /// let manifest = Options::new("../../assets/fixtures").integrity(Integrity::Sha512).build().unwrap();
-    /// assert!(manifest.entries[0].integrity.starts_with("sha512-"));
+    /// assert!(manifest.entries[0].integrity.as_deref().unwrap().starts_with("sha512-"));
+    /// let manifest = Options::new("../../assets/fixtures").build().unwrap();
+    /// assert_eq!((manifest.entries[0].sha256, manifest.entries[0].integrity.as_deref()), (None, None));
     /// ```
-    pub fn integrity(mut self, integrity: Integrity) -> Self {
-        self.rules.integrity = integrity;
+    pub fn integrity(mut self, integrity: impl Into<Option<Integrity>>) -> Self {
+        self.rules.integrity = integrity.into();
+        self.integrity_given = true;
+        self
+    }
+
+    /// What needs SHA-256 was asked for: integrity is recorded unless it was set.
+    fn needs_sha256(mut self) -> Self {
+        if !self.integrity_given && self.rules.integrity.is_none() {
+            self.rules.integrity = Some(Integrity::default());
+        }
         self
     }
 
@@ -323,6 +343,9 @@ impl Options {
     /// ```
     pub fn manifest(mut self, bundler: Option<crate::Bundler>) -> Self {
         self.manifest = bundler;
+        if bundler.is_some() {
+            return self.needs_sha256();
+        }
         self
     }
 
@@ -361,7 +384,11 @@ impl Options {
     /// assert!(manifest.entries.iter().any(|entry| entry.kept == Some(1)));
     /// ```
     pub fn releases(mut self, folder: Option<PathBuf>) -> Self {
+        let is_set = folder.is_some();
         self.releases = folder;
+        if is_set {
+            return self.needs_sha256();
+        }
         self
     }
 
@@ -386,6 +413,9 @@ impl Options {
     /// ```
     pub fn dictionaries(mut self, on: bool) -> Self {
         self.dictionaries = on;
+        if on {
+            return self.needs_sha256();
+        }
         self
     }
 

@@ -224,12 +224,15 @@ fn optional_size(bytes: Option<u64>) -> Given {
     bytes.map_or(Given::Text(String::new()), Given::Number)
 }
 
+/// What `integrity` takes.
+const INTEGRITY_WORDS: [&str; 5] = ["true", "false", "sha256", "sha384", "sha512"];
+
 /// Every option, in the order the docs list them.
 pub static SETTINGS: &[Setting] = &[
     Setting {
         name: "mode",
         takes: Takes::Word(&["static", "gzip", "copy"]),
-        doc: "how files are stored and what `get` returns (see `Mode`)",
+        doc: "how files are stored and what `get` returns (see `Mode`); `\"gzip\"` needs the `gzip` feature",
         default: "`\"static\"`",
         per_folder: false,
         set: |options, value| Ok(options.mode(word::<Mode>(value, Takes::Word(&[]))?)),
@@ -274,7 +277,7 @@ pub static SETTINGS: &[Setting] = &[
     Setting {
         name: "gitignore",
         takes: Takes::Bool,
-        doc: "leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top; no global rules); dev mode applies the same rules",
+        doc: "leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top; no global rules); dev mode applies the same rules; needs the `gitignore` feature",
         default: "`false`",
         per_folder: true,
         set: |options, value| Ok(options.gitignore(as_bool(value)?)),
@@ -370,12 +373,22 @@ pub static SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "integrity",
-        takes: Takes::Word(&["sha256", "sha384", "sha512"]),
-        doc: "the algorithm of `EmbeddedFile::integrity`",
-        default: "`\"sha384\"`",
+        takes: Takes::Word(&INTEGRITY_WORDS),
+        doc: "record each file's SHA-256 and Subresource Integrity string (`EmbeddedFile::sha256`, `EmbeddedFile::integrity`), in this algorithm (`true`: sha384); on by itself with `manifest`, `releases` and `dictionaries`, which compare or name files by SHA-256; needs the `integrity` feature (on with `vite` and `releases`)",
+        default: "`false`",
         per_folder: false,
-        set: |options, value| Ok(options.integrity(word::<Integrity>(value, Takes::Word(&[]))?)),
-        get: |options| Given::Text(options.rules.integrity.as_str().to_owned()),
+        set: |options, value| {
+            let integrity = match value {
+                Given::Bool(true) => Some(Integrity::default()),
+                Given::Bool(false) => None,
+                value => Some(word::<Integrity>(value, Takes::Word(&INTEGRITY_WORDS))?),
+            };
+            Ok(options.integrity(integrity))
+        },
+        get: |options| match options.rules.integrity {
+            Some(integrity) => Given::Text(integrity.as_str().to_owned()),
+            None => Given::Bool(false),
+        },
     },
     Setting {
         name: "precompress",

@@ -94,7 +94,7 @@ fn a_saved_release_is_served_beside_the_next_build_with_a_delta_against_it() {
         .iter()
         .find(|entry| entry.path == delta.dictionary_path)
         .expect("the dictionary is served");
-    assert_eq!(delta.dictionary, old.sha256);
+    assert_eq!(Some(delta.dictionary), old.sha256);
     let smallest = app
         .variants
         .iter()
@@ -108,7 +108,10 @@ fn a_saved_release_is_served_beside_the_next_build_with_a_delta_against_it() {
     );
     let bytes = std::fs::read(&delta.blob).expect("blob");
     assert_eq!(&bytes[..8], DCZ_MAGIC);
-    assert_eq!(&bytes[8..40], old.sha256);
+    assert_eq!(
+        Some(&bytes[8..40]),
+        old.sha256.as_ref().map(|sha256| &sha256[..])
+    );
     // The kept bundle is a dictionary for what follows; HTML is never one.
     assert!(
         old.dictionary
@@ -207,9 +210,8 @@ fn only_the_newest_releases_are_kept_and_a_save_prunes_the_rest() {
         .collect();
     assert!(kept.iter().all(|number| *number == Some(4)), "{kept:?}");
     // Saving the same build twice writes nothing.
-    let again = options(site(4).path(), cache.path())
-        .build()
-        .expect("builds");
+    let same = site(4);
+    let again = options(same.path(), cache.path()).build().expect("builds");
     assert!(
         !release::save(&again, releases.path(), 2)
             .expect("saves")

@@ -7,7 +7,6 @@
 use bytes::Bytes;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue, Response, StatusCode};
-use sha2::Digest as _;
 
 use super::body::Body;
 use super::cache_control::NO_CACHE;
@@ -91,25 +90,20 @@ impl Page {
     /// The page as a file of the program's life, named `path` (made once per service that is
     /// given it: the service's tables hold `'static` files).
     pub(crate) fn leak_as_file(&self, path: &str) -> &'static EmbeddedFile {
-        let digest: [u8; 32] = sha2::Sha256::digest(&self.html).into();
         let data: &'static [u8] = Vec::leak(self.html.to_vec());
         let info = Box::leak(Box::new(crate::layout::Info::plain(
             data,
             "text/html",
             HTML,
         )));
-        use base64::Engine as _;
-        let integrity = format!(
-            "sha256-{}",
-            base64::engine::general_purpose::STANDARD.encode(digest)
-        );
         Box::leak(Box::new(EmbeddedFile {
             __name: String::leak(format!("{path}{}", etag_of(data))),
             __start: 0,
             __len: data.len(),
             __info: info,
-            __sha256: Box::leak(Box::new(digest)),
-            __integrity: String::leak(integrity),
+            // A page is sent, never linked with `integrity`.
+            __sha256: None,
+            __integrity: None,
         }))
     }
 }
@@ -117,17 +111,11 @@ impl Page {
 /// The page's media type.
 const HTML: &str = "text/html; charset=utf-8";
 
-/// The strong ETag of `bytes`: the first 128 bits of their SHA-256, in hexadecimal, quoted (the
-/// length of every ETag of a catalog).
+/// The strong ETag of `bytes`: a catalog file's (their content hash, XXH3-128, made into an
+/// ETag as every build makes one).
 fn etag_of(bytes: &[u8]) -> String {
-    let digest = sha2::Sha256::digest(bytes);
-    let mut tag = String::with_capacity(bindery_core::ETAG_LEN);
-    tag.push('"');
-    for byte in &digest[..(bindery_core::ETAG_LEN - 2) / 2] {
-        tag.push_str(&format!("{byte:02x}"));
-    }
-    tag.push('"');
-    tag
+    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+    crate::facts::contract::etag(&hash)
 }
 
 #[cfg(test)]
@@ -146,7 +134,7 @@ mod tests {
                 http::HeaderValue::from_static("</b.js>"),
             );
         assert_eq!(page.headers().len(), 1);
-        assert_eq!(page.etag().len(), bindery_core::ETAG_LEN);
+        assert_eq!(page.etag().len(), crate::facts::contract::ETAG_LEN);
         assert_ne!(page.etag(), Page::new("<p>two</p>").etag());
         let file = page.leak_as_file("index.html");
         assert_eq!(file.path(), "index.html");

@@ -4,7 +4,7 @@
 //! built, and resolved then for every file of the catalog: a request only copies the prepared
 //! values. Files read from disk (dev mode, an overlay) are resolved when they are read.
 
-use bindery_core::glob::Glob;
+use crate::facts::glob::Glob;
 use http::HeaderValue;
 use http::header::{self, HeaderName};
 
@@ -58,7 +58,7 @@ impl PathHeaders {
         let mut rules = Vec::with_capacity(given.len());
         for (glob, headers) in given {
             let matcher =
-                bindery_core::glob::compile_glob(&glob).map_err(|error| BuildError::BadGlob {
+                crate::facts::glob::compile_glob(&glob).map_err(|error| BuildError::BadGlob {
                     glob: glob.clone(),
                     message: error.to_string(),
                 })?;

@@ -6,9 +6,6 @@
 
 use std::fmt::Write as _;
 
-use base64::Engine as _;
-use sha2::Digest as _;
-
 use crate::{Catalog, EmbeddedFile, Error};
 
 /// An import map for a catalog's bundled scripts, with its CSP hash source.
@@ -39,17 +36,12 @@ impl ImportMap {
             if index > 0 {
                 json.push(',');
             }
-            let _ = write!(json, r#""{link}":"{}""#, file.integrity());
+            let _ = write!(json, r#""{link}":"{}""#, integrity_of(file)?);
         }
         json.push_str("}}");
-        let digest = sha2::Sha256::digest(json.as_bytes());
-        let hash = format!(
-            "'sha256-{}'",
-            base64::engine::general_purpose::STANDARD.encode(digest)
-        );
         Ok(ImportMap {
             tag: format!(r#"<script type="importmap">{json}</script>"#),
-            hash,
+            hash: csp_hash(&json),
         })
     }
 }
@@ -57,6 +49,31 @@ impl ImportMap {
 /// The file at a path the manifest names.
 fn bundled(catalog: &Catalog, path: &'static str) -> Result<&'static EmbeddedFile, Error> {
     catalog.file(path).ok_or(Error::NotBundled { path })
+}
+
+/// A bundled file's integrity string (the build records one: `manifest` needs it).
+fn integrity_of(file: &'static EmbeddedFile) -> Result<&'static str, Error> {
+    file.integrity()
+        .ok_or(Error::NoIntegrity { path: file.path() })
+}
+
+/// `'sha256-…'`: the CSP source that lets an inline script of this text run. A catalog has
+/// bundled scripts only with a bundler's manifest, which needs the feature `vite` (generated
+/// code asks for it), so without the feature there is no import map to hash.
+#[cfg(feature = "vite")]
+fn csp_hash(script: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(script.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+#[cfg(not(feature = "vite"))]
+fn csp_hash(_script: &str) -> String {
+    String::new()
 }
 
 /// The entries `names` of the site's catalog, or the error naming the one missing.
@@ -122,7 +139,7 @@ pub(crate) fn entry_tags(
                 html,
                 r#"{}{open}{link}" integrity="{}" crossorigin="anonymous">{close}"#,
                 if html.is_empty() { "" } else { "\n" },
-                file.integrity()
+                integrity_of(file)?
             );
         }
     }
@@ -152,7 +169,7 @@ pub(crate) fn link_header(
             }
             let _ = write!(value, "<{link}>; {rel}; crossorigin");
             if integrity {
-                let _ = write!(value, "; integrity=\"{}\"", file.integrity());
+                let _ = write!(value, "; integrity=\"{}\"", integrity_of(file)?);
             }
         }
     }

@@ -1,7 +1,8 @@
 //! What a crate that uses bindery compiles and links: no brotli or zstd code in the binary,
 //! whatever the features (the encoders run inside the `embed!` macro at build time; at run time
-//! variants are only sent), and no JSON crate in an embed-only build (only `manifest = "vite"`
-//! and `releases` read JSON, behind features of those names).
+//! variants are only sent); an embed-only build with the defaults compiles what embedding needs
+//! and nothing of what only an option asks for (README, "Features"); and no bindery crate is on
+//! both sides of a build (the macro's host and the runtime's target), so none is compiled twice.
 
 use std::process::Command;
 
@@ -31,7 +32,7 @@ fn tree(features: &str, edges: &str) -> String {
 #[test]
 fn the_runtime_links_no_brotli_or_zstd_code_even_with_their_features() {
     let runtime = tree("serve,br,zstd", "normal,no-proc-macro");
-    assert!(runtime.contains("flate2"), "the tree is real: {runtime}");
+    assert!(runtime.contains("\nhttp "), "the tree is real: {runtime}");
     for crate_name in ["brotli", "zstd"] {
         assert!(
             !runtime.lines().any(|line| line.starts_with(crate_name)),
@@ -73,4 +74,69 @@ fn an_embed_only_build_compiles_no_json_crate_unless_a_feature_reads_json() {
             "`{feature}` reads JSON: {with}"
         );
     }
+}
+
+/// Whether `tree` lists `crate_name` (a line starting with its name and a space).
+fn lists(tree: &str, crate_name: &str) -> bool {
+    tree.lines()
+        .any(|line| line.starts_with(&format!("{crate_name} ")))
+}
+
+#[test]
+fn an_embed_only_build_compiles_no_regex_engine_c_compiler_decompressor_or_second_hash() {
+    let defaults = tree("", "normal,build");
+    assert!(lists(&defaults, "walkdir"), "the tree is real: {defaults}");
+    for crate_name in [
+        "regex-automata",
+        "regex-syntax",
+        "globset",
+        "ignore",
+        "cc",
+        "flate2",
+        "miniz_oxide",
+        "blake3",
+        "sha2",
+    ] {
+        assert!(
+            !lists(&defaults, crate_name),
+            "{crate_name} in an embed-only build:\n{defaults}"
+        );
+    }
+    // Each comes with the feature that asks for it, and only then.
+    for (feature, crate_name) in [
+        ("gzip", "flate2"),
+        ("integrity", "sha2"),
+        ("gitignore", "ignore"),
+    ] {
+        let with = tree(feature, "normal,build");
+        assert!(
+            lists(&with, crate_name),
+            "`{feature}` adds {crate_name}: {with}"
+        );
+    }
+}
+
+#[test]
+fn the_runtime_shares_no_bindery_crate_with_the_macro_so_none_is_compiled_twice() {
+    // The runtime's own dependencies (the macro and what it runs left out): none of the crates
+    // the macro runs, which a build compiles for the host, would be compiled for the target too.
+    for features in [
+        "",
+        "serve",
+        "serve,server,zerocopy,axum,gzip,integrity,vite",
+    ] {
+        let runtime = tree(features, "normal,no-proc-macro");
+        assert!(lists(&runtime, "thiserror"), "the tree is real: {runtime}");
+        for crate_name in ["bindery-core", "bindery-codegen", "syn"] {
+            assert!(
+                !lists(&runtime, crate_name),
+                "{crate_name} in the runtime's tree with `{features}`:\n{runtime}"
+            );
+        }
+    }
+    // Dev mode and the overlay run the build's scan and description at run time: there it is.
+    assert!(lists(
+        &tree("overlay", "normal,no-proc-macro"),
+        "bindery-core"
+    ));
 }

@@ -55,7 +55,7 @@ fn large_files_round_trip_without_duplicate_symbols_and_rebuild_when_changed() {
         "dep = {{ path = \"dep\", package = \"bindery_large_dep\" }}\n\n\
          [build-dependencies]\nbindery-codegen = {{ path = \"{codegen}\" }}\n"
     );
-    let project = Project::new("bindery_large", &extra);
+    let project = Project::with_features("bindery_large", &["gzip"], &extra);
     let mib = 1024 * 1024;
     project.write("build.rs", BUILD);
     project.write("src/main.rs", MAIN);

@@ -19,14 +19,19 @@ fn target_dir() -> PathBuf {
 
 impl Project {
     /// Creates the crate `name` with `extra_manifest` appended to its Cargo.toml (features,
-    /// build-dependencies, profiles).
+    /// build-dependencies, profiles), depending on bindery with its default features.
     pub fn new(name: &str, extra_manifest: &str) -> Project {
+        Project::with_features(name, &[], extra_manifest)
+    }
+
+    /// [`new`](Self::new), depending on bindery with `features` too.
+    pub fn with_features(name: &str, features: &[&str], extra_manifest: &str) -> Project {
         let inner = bindery_test_support::Project::new(target_dir());
         inner.write(
             "Cargo.toml",
             format!(
                 "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-                 [workspace]\n\n[dependencies]\nbindery = {{ path = {:?} }}\n\n{extra_manifest}\n",
+                 [workspace]\n\n[dependencies]\nbindery = {{ path = {:?}, features = {features:?} }}\n\n{extra_manifest}\n",
                 crate_path("bindery")
             ),
         );

@@ -49,7 +49,7 @@ fn adding_editing_and_deleting_files_re_embeds_and_nothing_else_recompresses() {
         "[build-dependencies]\nbindery-codegen = {{ path = \"{}\" }}\n",
         crate_path("bindery-codegen")
     );
-    let project = Project::new("bindery_rebuild_tracking", &extra);
+    let project = Project::with_features("bindery_rebuild_tracking", &["gzip"], &extra);
     let cache = tempfile::tempdir().expect("cache");
     let env = [("BINDERY_CACHE_DIR", cache.path())];
     let a = "compressible a ".repeat(100);

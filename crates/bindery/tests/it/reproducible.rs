@@ -58,7 +58,7 @@ fn run(project: &Project, dir: &Path) -> String {
 
 #[test]
 fn two_checkouts_of_one_commit_serve_the_same_dates_and_etags() {
-    let project = Project::new("bindery_reproducible", "");
+    let project = Project::with_features("bindery_reproducible", &["gzip"], "");
     project.write("src/main.rs", MAIN);
     project.write(
         "assets/index.html",
@@ -106,7 +106,7 @@ fn two_checkouts_of_one_commit_serve_the_same_dates_and_etags() {
     }
 
     // A folder with no commit, in a crate with none: a clear error, not a checkout's time.
-    let bare = Project::new("bindery_no_source_date", "");
+    let bare = Project::with_features("bindery_no_source_date", &["gzip"], "");
     bare.write("src/main.rs", MAIN);
     bare.write("assets/a.txt", "a");
     let output = bare

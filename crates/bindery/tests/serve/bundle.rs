@@ -106,29 +106,45 @@ fn entry_tags_give_every_file_once_with_its_integrity_and_the_import_map_hash_ma
     let expected = [
         format!(
             r#"<script type="importmap">{{"integrity":{{"/assets/index-Bq3xK9aZ.js":"{}","/assets/lazy-Ef4nR2sM.js":"{}","/assets/shared-DkTw81xQ.js":"{}"}}}}</script>"#,
-            file("assets/index-Bq3xK9aZ.js").integrity(),
-            file("assets/lazy-Ef4nR2sM.js").integrity(),
-            file("assets/shared-DkTw81xQ.js").integrity(),
+            file("assets/index-Bq3xK9aZ.js")
+                .integrity()
+                .expect("integrity"),
+            file("assets/lazy-Ef4nR2sM.js")
+                .integrity()
+                .expect("integrity"),
+            file("assets/shared-DkTw81xQ.js")
+                .integrity()
+                .expect("integrity"),
         ),
         format!(
             r#"<link rel="stylesheet" href="/assets/shared-Gh5sV3wY.css" integrity="{}" crossorigin="anonymous">"#,
-            file("assets/shared-Gh5sV3wY.css").integrity()
+            file("assets/shared-Gh5sV3wY.css")
+                .integrity()
+                .expect("integrity")
         ),
         format!(
             r#"<link rel="stylesheet" href="/assets/index-Cm7vLp2Q.css" integrity="{}" crossorigin="anonymous">"#,
-            file("assets/index-Cm7vLp2Q.css").integrity()
+            file("assets/index-Cm7vLp2Q.css")
+                .integrity()
+                .expect("integrity")
         ),
         format!(
             r#"<link rel="modulepreload" href="/assets/shared-DkTw81xQ.js" integrity="{}" crossorigin="anonymous">"#,
-            file("assets/shared-DkTw81xQ.js").integrity()
+            file("assets/shared-DkTw81xQ.js")
+                .integrity()
+                .expect("integrity")
         ),
         format!(
             r#"<script type="module" src="/assets/index-Bq3xK9aZ.js" integrity="{}" crossorigin="anonymous"></script>"#,
-            file("assets/index-Bq3xK9aZ.js").integrity()
+            file("assets/index-Bq3xK9aZ.js")
+                .integrity()
+                .expect("integrity")
         ),
         format!(
             r#"<script type="module" src="/assets/lazy-Ef4nR2sM.js" integrity="{}" crossorigin="anonymous"></script>"#,
-            file("assets/lazy-Ef4nR2sM.js").integrity()
+            file("assets/lazy-Ef4nR2sM.js")
+                .integrity()
+                .expect("integrity")
         ),
     ];
     assert_eq!(html.lines().collect::<Vec<_>>(), expected);

@@ -56,19 +56,15 @@ impl Encoding {
     }
 
     /// The cargo feature of bindery (and of bindery-codegen and bindery-cli) that compiles its
-    /// encoder; gzip is always there.
+    /// encoder: the encoding's own name.
     ///
     /// ```
     /// use bindery_core::Encoding;
-    /// assert_eq!(Encoding::Zstd.feature(), Some("zstd"));
-    /// assert_eq!(Encoding::Gzip.feature(), None);
+    /// assert_eq!(Encoding::Zstd.feature(), "zstd");
+    /// assert_eq!(Encoding::Gzip.feature(), "gzip");
     /// ```
-    pub const fn feature(self) -> Option<&'static str> {
-        match self {
-            Encoding::Br => Some("br"),
-            Encoding::Zstd => Some("zstd"),
-            Encoding::Gzip => None,
-        }
+    pub const fn feature(self) -> &'static str {
+        self.as_str()
     }
 }
 

@@ -1,15 +1,15 @@
 //! What generated code calls: the runtime's side of generated-code contract 6, and nothing
 //! else. A facade, as thiserror's private module is: it re-exports the shapes generated code
 //! fills in (layout.rs) and holds the const constructors that check a generated table while
-//! compiling. Not a public API; its name carries the contract version (`bindery_core::CONTRACT`),
+//! compiling. Not a public API; its name carries the contract version (`facts::contract::CONTRACT`),
 //! which changes whenever this module, the hidden fields of `EmbeddedFile` or the arguments of
 //! the macros generated code calls do (ARCHITECTURE.md, "The generated-code contract").
 
+use crate::facts::contract::ETAG_LEN;
 pub use crate::layout::{
     BundleInfo, ChunkInfo, DeltaInfo, DevSource, DictionaryInfo, Encoded, Info, ScriptHashes,
 };
 use crate::{Catalog, EmbeddedFile, Mode};
-use bindery_core::ETAG_LEN;
 
 /// Constructors of [`Info`], for generated tables.
 impl Info {

@@ -1,3 +1,5 @@
+// Generated from crates/bindery-core/src/facts/glob.rs, which is the one to edit; then
+// run `BINDERY_BLESS=1 cargo test -p bindery-core --test facts_copy`.
 //! Globs as a catalog reads them: the build's `include`/`exclude`, dev mode's and the overlay's
 //! filter and the service's per-path headers match catalog paths with one syntax and this one
 //! implementation, so the same pattern picks the same files everywhere.
@@ -12,7 +14,21 @@
 //! expression engine: globset's regex stack was most of a cold build. Property-tested against
 //! globset (`tests/glob_semantics.rs`).
 
-use crate::Error;
+/// A pattern that is not a glob: the pattern, and what is wrong with it.
+///
+/// ```
+/// let error = bindery_core::glob::compile_glob("a[").unwrap_err();
+/// assert_eq!(error.glob, "a[");
+/// assert!(error.to_string().starts_with("invalid glob `a[`: unclosed character class"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid glob `{glob}`: {message}")]
+pub struct GlobError {
+    /// The pattern as given.
+    pub glob: String,
+    /// What is wrong with it.
+    pub message: String,
+}
 
 /// At most this many alternatives one pattern's `{…}` groups may expand to.
 const MAX_ALTERNATIVES: usize = 256;
@@ -56,8 +72,8 @@ enum Token {
 /// assert!(bindery_core::glob::compile_glob("**/*.css").is_ok());
 /// assert!(bindery_core::glob::compile_glob("a[").is_err());
 /// ```
-pub fn compile_glob(pattern: &str) -> Result<Glob, Error> {
-    let bad = |message: &str| Error::Glob {
+pub fn compile_glob(pattern: &str) -> Result<Glob, GlobError> {
+    let bad = |message: &str| GlobError {
         glob: pattern.to_owned(),
         message: message.to_owned(),
     };
