@@ -53,7 +53,8 @@ fn ways(workspace: &Path) -> Vec<Way> {
     let bindery = workspace.join("crates/bindery");
     let bindery = bindery.display();
     let with = |features: &str| format!("bindery = {{ path = \"{bindery}\"{features} }}\n");
-    let encoders = ", features = [\"br\", \"zstd\"]";
+    let gzip = ", features = [\"gzip\"]";
+    let encoders = ", features = [\"br\", \"zstd\", \"gzip\"]";
     vec![
         Way {
             label: "bindery `static`",
@@ -62,7 +63,7 @@ fn ways(workspace: &Path) -> Vec<Way> {
         },
         Way {
             label: "bindery `gzip`",
-            dependencies: with(""),
+            dependencies: with(gzip),
             main: bindery_main(", mode = \"gzip\""),
         },
         Way {

@@ -139,8 +139,10 @@ impl Options {
                 "gzip",
                 cfg!(feature = "gzip"),
             ),
+            // Asked for: integrity that `manifest` or `releases` turned on comes with their
+            // features, and without them their own error says what to turn on.
             (
-                self.rules.integrity.is_some(),
+                self.rules.integrity.is_some() && self.integrity_given,
                 "integrity",
                 "integrity",
                 cfg!(feature = "integrity"),

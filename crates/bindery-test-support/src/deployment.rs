@@ -100,7 +100,7 @@ impl Deployment {
             ),
         };
         format!(
-            "bindery = {{ path = {bindery:?}, features = [{features}, \"br\", \"zstd\"] }}\n{others}\n"
+            "bindery = {{ path = {bindery:?}, features = [{features}, \"br\", \"zstd\", \"gzip\"] }}\n{others}\n"
         )
     }
 

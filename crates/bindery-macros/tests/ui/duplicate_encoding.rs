@@ -1,5 +1,5 @@
 static ASSETS: bindery::Catalog =
-    bindery::embed!("../../assets/fixtures", mode = "gzip", precompress = ["gzip", "gzip"]);
+    bindery::embed!("../../assets/fixtures", precompress = ["gzip", "gzip"]);
 
 fn main() {
     let _ = ASSETS.len();

@@ -1,4 +1,4 @@
-static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "gzip", mode = "copy");
+static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", mode = "static", mode = "copy");
 
 fn main() {
     let _ = ASSETS.len();

@@ -212,3 +212,45 @@ fn guards_and_fingerprint_collisions_are_compile_errors_at_their_option() {
         "{stderr}"
     );
 }
+
+/// Each option a feature compiles works in a user's crate that turns the feature on, and the
+/// same crate with bindery's default features compiles the rest: `integrity = false` and
+/// `gitignore = false` need nothing.
+#[test]
+fn options_that_need_a_feature_work_with_it_and_their_off_values_need_none() {
+    let project = Project::with_features(
+        "bindery_feature_options",
+        &["gzip", "integrity", "gitignore"],
+        "",
+    );
+    project.write("assets/.gitignore", "*.log\n");
+    project.write("assets/app.js", "console.log('kept');\n".repeat(200));
+    project.write("assets/debug.log", "left out by .gitignore");
+    project.write(
+        "src/main.rs",
+        "static ASSETS: bindery::Catalog = bindery::embed!(\n    \"assets\",\n    \
+         mode = \"gzip\",\n    integrity = \"sha512\",\n    gitignore = true,\n);\n\n\
+         fn main() {\n    let app = ASSETS.file(\"app.js\").unwrap();\n    \
+         assert!(app.gzip().is_some(), \"stored gzip\");\n    \
+         assert_eq!(&*ASSETS.get(\"app.js\").unwrap(), \"console.log('kept');\\n\".repeat(200).as_bytes());\n    \
+         assert!(app.integrity().unwrap().starts_with(\"sha512-\"));\n    \
+         assert_eq!(app.sha256().map(|digest| digest.len()), Some(32));\n    \
+         assert!(ASSETS.file(\"debug.log\").is_none(), \"ignored\");\n    \
+         println!(\"{} files\", ASSETS.len());\n}\n",
+    );
+    project.build(&[]);
+    assert_eq!(project.run().trim(), "1 files");
+
+    let plain = Project::new("bindery_feature_options_off", "");
+    plain.write("assets/app.js", "console.log('kept');\n");
+    plain.write(
+        "src/main.rs",
+        "static ASSETS: bindery::Catalog =\n    \
+         bindery::embed!(\"assets\", integrity = false, gitignore = false);\n\n\
+         fn main() {\n    let app = ASSETS.file(\"app.js\").unwrap();\n    \
+         assert_eq!((app.integrity(), app.sha256()), (None, None));\n    \
+         println!(\"{} files\", ASSETS.len());\n}\n",
+    );
+    plain.build(&[]);
+    assert_eq!(plain.run().trim(), "1 files");
+}
