@@ -27,12 +27,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xAC\x0B\xED\x96\r'{04\x110B\xF6\xF5\xAA\xAE%\xC8x\x9C]V\x95%%\xFEo\xA5\x99\x0B\x924",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-hJOXUkxkvfjcloXyGgtX+FLKMjP9MYWVKcF1H0O/bh8zCMkyRXXNhrjlflnEkZot",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "copies/one.txt\"35ec7080dbf2e8865a8854c5e9c1a65d\"",
@@ -47,12 +43,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xFCv4 \xF1\xACz{\x1C\xC3\x1B\xC4D\xA4v\x87n\xBF\xAD\xEB1\x8F\xD4\x1B\xFD\x99\r\x9B\x1E\x82\xE6\xD7",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-QcYP9KvLYcruq4r4ci8TF7Kff5QkHvG3Ne+pvRwb4eaQIKlnK9/9hAVkXZdNyHYU",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "copies/two.txt\"35ec7080dbf2e8865a8854c5e9c1a65d\"",
@@ -67,12 +59,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xFCv4 \xF1\xACz{\x1C\xC3\x1B\xC4D\xA4v\x87n\xBF\xAD\xEB1\x8F\xD4\x1B\xFD\x99\r\x9B\x1E\x82\xE6\xD7",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-QcYP9KvLYcruq4r4ci8TF7Kff5QkHvG3Ne+pvRwb4eaQIKlnK9/9hAVkXZdNyHYU",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "data.json\"8759fbfef4513bc08a27e74f18da8d54\"",
@@ -87,12 +75,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\x82\xA7[\x8A\x98=v\xCA\xBCet\x10\xE0l\xFB\xB0\xC5\xE7\x1E@i\x9A\x05\x82\xC2\xA8\x17\xBF*\t\xABa",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-mG/EXguCmtdASABoz4tbcbZPArgMK1fB0qcnoKFx0icxKDGiBvBWOHF/sak7tcoW",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "deep/a/b/c/d/e/six.txt\"1f45b1543ed74169148c4b869295b4e8\"",
@@ -109,12 +93,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xF8\xFC<2\x18]\xB8\xEB\xA8H\xD8d2\xBE\xCC\x8BO1/`\x81`ff\x9F\x9DvY\t\xD20\x1E",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-F+C/9krC5r6C2QSYomyFpf1IWYr85H1J+M1IWMvVQ79h94MMRtSGDCmuGFSvw4E/",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "docs/index.html\"90c09bd37ebb67376d50d11afb0cb4c1\"",
@@ -129,12 +109,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xF6\x1C\x190\xE0\xC0u\xC5G\xDCS\xCF[?q\xA9w\xF4\xF4\x06\xC9\xCF\r\x85\x8F\xDB/\xB5\x81V\xE3\x90",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-qffusa/baSrMzmuxa59SXiQU5AIMXo9jqrr3d/KZBYizsW1dbdAxCMjDTZIFoeE+",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "empty.txt\"99aa06d3014798d86001c324468d497f\"",
@@ -149,12 +125,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xE3\xB0\xC4B\x98\xFC\x1C\x14\x9A\xFB\xF4\xC8\x99o\xB9$'\xAEA\xE4d\x9B\x93L\xA4\x95\x99\x1BxR\xB8U",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-OLBgp1GsljhM2TJ+sbHjaiH9txEUvgdDTAzHv2P24donTt6/529l+9Ua0vFImLlb",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "hash#name.txt\"dbd013307bbfcad12e8f738963f237b9\"",
@@ -169,12 +141,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"o5\x13=[\x84\x7Fp\xA9BB\xBD\xF2\x0B9Rd\xFD\xE2\xC3\xEF\xD7\xCA\x02\x1F\xED\t\x19\xBA|7\xC3",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-uL3Ag8wf3O3esxyCH0hH67rfmNh2sMTWrBMH6xNtpHxnh1KNhnjX9xxhj6+UMqTm",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "hello.txt\"2a35b79c6580a9c806dda462bf34e6b8\"",
@@ -189,12 +157,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"l\xF43Kep\xA7}\xBF\x1E\xDB\xD2\xDC\xA5\xC8\xB5\xEE6\x8ET\xA5\xF4\xFE\x9A\xD1\xD5\x9Am\xAA\xA9J\xA0",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-hWqzqwfHY6j3j9Ujh0/KqsL7O2yBK4Agv1WBQ9EOminPbOgPyaGHp2XwiW65PgmV",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "images/logo.svg\"4c174b6e19fb93f584e50f26988aa95f\"",
@@ -209,12 +173,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"2~v6'\xB0\xE3\xD5l\xA5\t\x04\x07?P\r\x0EH\xA0\xA7+i\xA2\xDC\x1E\x1D\xA7 \x95D\x86\0",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-mbyIuW9pdVeYBZkbBejnE0LYRqWpnbeTMyQs+u18WumfuRQqpVpcVL70F05zg0cr",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "images/pixel.png\"e02cc7da296d873db28a3a8d04f01481\"",
@@ -231,12 +191,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"@\x88\xF5#\x01\xE5<\x9AB)\xB8]\xB9-\x88\xD3-\xD4f<q\x8B\xD2\x90\xC5=\xD8\xD2\x82-y\xE6",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-hoJOzGtLwO4rqRDi6XvzdgiRJbrFGHtSXRrDETPWSPVvjBtNcsvltSPz6UqVJgg8",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "index.html\"1abfb21306559f62a5761e75269896b0\"",
@@ -251,12 +207,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\x8D\xA2\xC92\x07]eaQ\xC4/\xA9*\xFEO\x89\"\x038\xEE\xC5T\x04wf\x8E2\xC3\xE8s\xCE\x0B",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-HBDc9sMZ9b8QzFcsnDGzXTmCwn/9bLx2dByBg1H9XJQSg/bt2D8Q6RFcpOO8frYf",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "module.wasm\"847777c18aeb0bbcfd91e35b50e08958\"",
@@ -271,12 +223,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\x93\xA4K\xBB\x96\xC7Q!\x8EL\0\xD4y\xE4\xC1CX\x12*8\x9A\xCC\xA1b\x05\xB1\xE4\xD0\xDC_\x94v",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-okyHV17AgVkZ4iL9gMeELR7Q1ISxRPcAHorFgvPJr/8CqM+btjXngbzNX3HOpqc/",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "notes.unknownext\"447626bd85a3fb7ff134f525ee083428\"",
@@ -293,12 +241,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xD3\x0E\xC1$\x1B\xFF\xE3\xB9\x80\x8Cf6\x7F\xE9\xC5\xC5\xF1\xEB\xDFlcp&\xD3+\x91\x8E6\x94\x9F!\xB4",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-dfLmUMBUgBJgGMj+d4NTc932Pz0cTifkTxUMIh5IbFukz1BGC2Q4bnu4S+TmfPh4",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "percent%20name.txt\"0065acc0df98180dc496cd3fefc86d55\"",
@@ -315,12 +259,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\x10f\xEB\x05\xF58\xFC\xE8\xE5\x84wH\xFFZ\xDCu\xCF\xA0q\x01\xDF\xE8\x0B\xF9\xBF4>\xF5vp\xD3\xF3",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-7xoSwQ8YGKW3L7PTPkQT5kwqlVVIcNWiPxzUyED5qLNKh/OXwC2F82Wom/DWiya+",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "question?.txt\"27cffa3883986cc153fec623411da623\"",
@@ -335,12 +275,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\x14\xC2h\xB1\xA7^\x96\xDACH<4b\xFF\xF6\xAE\xF5)\x99z@0\x90\x7Ff\xDD\x93\xC2\xBE#\xDB[",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-jY0TZ5oxWnODRthPj29mHJJ52EvT2ULJjYoNRy7x3PbpYJWF05C4xijVq8LPEgHc",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "random.bin\"0ed4d810521b3e0f4a5f9ead9f0d467d\"",
@@ -355,12 +291,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"T\r\x01v\xBA\x8Fp\x14\x1D\xBFe\x18\xD1\xB0K\xA0\xE1\x8A\xAF\xACg\x13d&\x03qR\xC2$\xF3\xE4\x9E",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-vewDGXy+SIb4+DxanPiu0ZCyynzjpSMI+mqVhHD/43sSzEk3cgOiO743GeaIZFdU",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "style.css\"11cb37273ff0c2e5b8d262e665ed0bdc\"",
@@ -375,12 +307,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"u\x1F\xD9\xFB\\\xA1\xF0P\xAD\x9C\xC5\xC3\xD1\xE7\xB1\x07\xE0}\xA5>r\x06\xA6\xDB\xA4\xAC\x90\x1D\xE8\xE6\x8A\x90",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-4eMNpZWoqrmXicupQIW/WFhebpUXzFD6Skr3Um9wlF5vkjR67yg0gSCjm2naBYTD",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "unicodé-日本.txt\"2edf4a83de05402a0275b5be6d37bd4e\"",
@@ -397,12 +325,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"Y\x80\x0FC{\t_\x88o2>\xFDM\x96:\xEB\xE5O\xEAC\xE7\xD7\x9FR\xFF\x85Z\xC9\0\x14\xB9\xAD",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-cX+2NSBDvWIXp6wGxxbcN1roeClkRZiSkzz4iw7pWivW9Zfmjn7pKH3Cqp1iQbbt",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "with space.txt\"17d085f1a1b6455085097e38ef83c93f\"",
@@ -417,12 +341,8 @@
                     variants: &[],
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xEFt\xFB3\r\xE9\x98Td\x94\x01W\xC14(lq\xA2R\xA4\xF5\xF4iBE$\xE4\xE1a8\xD3s",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-0foD2ih6olOhgz4/cwXP7SVzjhWpma21hr/TlnWZ+LaQgdSznCfNJYBxZ415rraP",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
         ];
         const URLS: &[&str] = &[];

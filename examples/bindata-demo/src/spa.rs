@@ -50,12 +50,8 @@
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xC97\xCB\xAC4J\xDFh\xB7\x03\x04\xC8f\xDE,\x9AiVh7t\xAC\xC0<\x85l\x92\xA7:;\xD3\x96",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-lhC+C+iOmha6AZeaZIAolGRZdfCflGMSewVFhIcBDZ89GBEp2VLQL8PStyPbmpC0",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "favicon.svg\"1d8b203a22c334856152a7ba98fa0af4\"",
@@ -92,12 +88,8 @@
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b")\xAC\xFA=\xBB\x9A\xBF\xFD\xB6\xC97\x8B[\x97\x0E\xA2\x16YQ\xA8\xA6\xD43\xEF\x1An\x0B}~\xA9\x95\x9A",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-VUyPy5U3bv//qdsA8iSbZ3D7cIY9yAtDTXXHgVY2SF6/5MO5PzR0p0tb280QdPIC",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "index.html\"005a36ed852fb947aed83d69c2b1f351\"",
@@ -134,12 +126,8 @@
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\x15\xDC\xA1\xD0\x866\xCFB\xAFl\xBB\xBAT\x94\n\x9A\xD1\xF1p%\xFC\0\x8B_*\xE9\xA9`\x08\xED\xE6;",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-+6SwiOdbhXFXing0yIzwpa9rG7d3jvtWui0xlq9ORFTIQc1ffjEBPEZzt58AJYUc",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "style.css\"4f4a8c1815b64594fb310f659628ca58\"",
@@ -176,12 +164,8 @@
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xA4\xCBVv\x02\xCFS\x9B\x97S\xED\x07\xB3\xF0MW\xDC\x80Au\xDF\xD2\xE4\xB2\xB1\xC2\xDC\xD1\x1F\xF4\x87*",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-IKCq6ly6UvAUS/Is1HMd3HaRFwt6g+hx6KE1GrR0ZX1jyA/X9RDN/Q9/mio73Iy5",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
             ::bindery::EmbeddedFile {
                 __name: "world.svg\"ce1afe8134fee1c88979a05c9447fa74\"",
@@ -218,12 +202,8 @@
                     },
                     modified: ::core::option::Option::None,
                 },
-                __sha256: ::core::option::Option::Some(
-                    b"\xC7#w\xA5\x8F\"\x0E\xD4~\xEB\xCE\xEAy\xFE\xFE\xF6\xCC\x17SV[\xC9\x8A\xA2\x16\xA7\xC4\xFFx;+k",
-                ),
-                __integrity: ::core::option::Option::Some(
-                    "sha384-u4m41qYBqGGv+eO2H0jE21PF6AmsJmWewst+HpUqJ5dWFqPgb7Vtl1QcGUyyxBeM",
-                ),
+                __sha256: ::core::option::Option::None,
+                __integrity: ::core::option::Option::None,
             },
         ];
         const URLS: &[&str] = &[];
@@ -233,7 +213,7 @@
         const DEV: &[::bindery::__private_v7::DevSource] = ::bindery::__bindery_dev!(
             { root = ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/../../assets/spa"), prefix = "", rules =
-            "hidden=false\ngitignore=false\nsiblings=false\nmodified=false\nintegrity=sha384\n"
+            "hidden=false\ngitignore=false\nsiblings=false\nmodified=false\nintegrity=false\n"
             }
         );
         ::bindery::__private_v7::catalog(
