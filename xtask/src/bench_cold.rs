@@ -31,6 +31,9 @@ struct Contender {
     /// The manifest's `[dependencies]` section's body.
     dependencies: String,
     main: &'static str,
+    /// More arguments of `cargo build` (`--target`: host and target then differ, as when
+    /// cross-compiling, and what both sides use is built twice).
+    build_args: &'static [&'static str],
 }
 
 const EMBED_MAIN_BINDERY: &str = "static ASSETS: bindery::Catalog = bindery::embed!(\"assets\");\n\n\
@@ -68,16 +71,25 @@ fn groups(workspace: &Path) -> [(&'static str, Vec<Contender>); 2] {
             label: "rust-embed 8.13, `#[derive(Embed)]` (reference)",
             dependencies: "rust-embed = \"=8.13.0\"\n".into(),
             main: EMBED_MAIN_RUST_EMBED,
+            build_args: &[],
         },
         Contender {
             label: "bindery, default features, `embed!`",
             dependencies: format!("bindery = {{ path = \"{bindery}\" }}\n"),
             main: EMBED_MAIN_BINDERY,
+            build_args: &[],
+        },
+        Contender {
+            label: "bindery, default features, `embed!`, `--target x86_64-unknown-linux-gnu`",
+            dependencies: format!("bindery = {{ path = \"{bindery}\" }}\n"),
+            main: EMBED_MAIN_BINDERY,
+            build_args: &["--target", "x86_64-unknown-linux-gnu"],
         },
         Contender {
             label: "include_dir 0.7, `include_dir!`",
             dependencies: "include_dir = \"0.7\"\n".into(),
             main: EMBED_MAIN_INCLUDE_DIR,
+            build_args: &[],
         },
     ];
     let serve = vec![
@@ -87,6 +99,7 @@ fn groups(workspace: &Path) -> [(&'static str, Vec<Contender>); 2] {
                 "rust-embed = \"=8.13.0\"\naxum-embed = \"0.1\"\naxum = \"0.7\"\n{tokio}\n"
             ),
             main: SERVE_MAIN_RUST_EMBED,
+            build_args: &[],
         },
         Contender {
             label: "bindery `serve` (`ServeCatalog`), axum 0.8",
@@ -94,6 +107,7 @@ fn groups(workspace: &Path) -> [(&'static str, Vec<Contender>); 2] {
                 "bindery = {{ path = \"{bindery}\", features = [\"serve\"] }}\naxum = \"0.8\"\n{tokio}\n"
             ),
             main: SERVE_MAIN_BINDERY,
+            build_args: &[],
         },
         Contender {
             label: "tower-http 0.7 `ServeDir` (from disk), axum 0.8",
@@ -101,6 +115,7 @@ fn groups(workspace: &Path) -> [(&'static str, Vec<Contender>); 2] {
                 "tower-http = {{ version = \"0.7\", features = [\"fs\"] }}\naxum = \"0.8\"\n{tokio}\n"
             ),
             main: SERVE_MAIN_SERVE_DIR,
+            build_args: &[],
         },
     ];
     [
@@ -116,6 +131,8 @@ struct Build {
     /// User plus system seconds of every process of the build.
     cpu: f64,
     crates: usize,
+    /// The crates compiled twice (for the host and for the target), by name.
+    twice: Vec<String>,
     /// The build's longest units, longest first: name and seconds.
     path: Vec<(String, f64)>,
 }
@@ -147,8 +164,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     continue;
                 }
                 eprintln!("bench-cold: round {}, {}", round + 1, contender.label);
-                let reference = cold_build(projects[0].path())?;
-                let this = cold_build(projects[index].path())?;
+                let reference = cold_build(projects[0].path(), contenders[0].build_args)?;
+                let this = cold_build(projects[index].path(), contender.build_args)?;
                 runs[index].push((reference, this));
             }
         }
@@ -214,9 +231,9 @@ pub(crate) fn user_cargo(path: &Path, target: Option<&Path>) -> std::process::Co
     command
 }
 
-/// One `cargo build --release --timings` of the crate in `path` into an empty target folder,
-/// with an empty bindery cache.
-fn cold_build(path: &Path) -> anyhow::Result<Build> {
+/// One `cargo build --release --timings` (and `build_args`) of the crate in `path` into an
+/// empty target folder, with an empty bindery cache.
+fn cold_build(path: &Path, build_args: &[&str]) -> anyhow::Result<Build> {
     let target = tempfile::tempdir()?;
     let cache = tempfile::tempdir()?;
     let cpu_before = crate::process::children_cpu_seconds()?;
@@ -224,6 +241,7 @@ fn cold_build(path: &Path) -> anyhow::Result<Build> {
     let output = user_cargo(path, Some(target.path()))
         .env("BINDERY_CACHE_DIR", cache.path())
         .args(["build", "--release", "--timings"])
+        .args(build_args)
         .output()
         .context("cannot run cargo build")?;
     let wall = started.elapsed().as_secs_f64();
@@ -232,16 +250,26 @@ fn cold_build(path: &Path) -> anyhow::Result<Build> {
     if !output.status.success() {
         bail!("cold build in {} failed:\n{stderr}", path.display());
     }
-    let crates = stderr
+    let compiled: Vec<&str> = stderr
         .lines()
-        .filter(|line| line.trim_start().starts_with("Compiling "))
-        .count();
+        .filter_map(|line| line.trim_start().strip_prefix("Compiling "))
+        .filter_map(|rest| rest.split(' ').next())
+        .collect();
+    let crates = compiled.len();
+    let mut twice: Vec<String> = compiled
+        .iter()
+        .filter(|name| compiled.iter().filter(|other| other == name).count() > 1)
+        .map(|name| (*name).to_owned())
+        .collect();
+    twice.sort();
+    twice.dedup();
     let timings = std::fs::read_to_string(target.path().join("cargo-timings/cargo-timing.html"))
         .context("cargo wrote no --timings report")?;
     Ok(Build {
         wall,
         cpu,
         crates,
+        twice,
         path: longest_units(&timings)?,
     })
 }
@@ -287,7 +315,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// A group's table: the reference's row, then each contender's with every pair.
 fn table(title: &str, contenders: &[Contender], runs: &[Vec<(Build, Build)>]) -> String {
     let mut out = format!(
-        "{title}:\n\n| crate | wall (median) | CPU | crates compiled | wall vs reference (pairs) | \
+        "{title}:\n\n| crate | wall (median) | CPU | crates compiled (twice) | wall vs reference (pairs) | \
          CPU vs reference | longest units (`--timings`) |\n| --- | --- | --- | --- | --- | --- | --- |\n"
     );
     let references: Vec<&Build> = runs
@@ -316,7 +344,12 @@ fn table(title: &str, contenders: &[Contender], runs: &[Vec<(Build, Build)>]) ->
                 .iter()
                 .map(|(name, seconds)| format!("{name} {seconds:.1} s"))
                 .collect();
-            (build.crates, units.join(", "))
+            let crates = if build.twice.is_empty() {
+                build.crates.to_string()
+            } else {
+                format!("{} ({})", build.crates, build.twice.join(", "))
+            };
+            (crates, units.join(", "))
         });
         let (crates, units) = last.unwrap_or_default();
         format!(

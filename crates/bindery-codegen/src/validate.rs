@@ -131,6 +131,31 @@ impl Options {
                 push(Concern::item("precompress", index), error);
             }
         }
+        self.feature_problems(push);
+        // What compares files by SHA-256 (kept releases, dictionaries) or names it (an import
+        // map's integrity) needs it recorded.
+        let by_sha256 = [
+            (self.manifest.is_some(), "manifest"),
+            (self.releases.is_some(), "releases"),
+            (self.dictionaries, "dictionaries"),
+        ];
+        for (asked, setting) in by_sha256 {
+            if asked && self.rules.integrity.is_none() {
+                push(Concern::of("integrity"), Error::NeedsIntegrity { setting });
+            }
+        }
+        if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
+            push(
+                Concern::of("crate_path"),
+                Error::CratePath {
+                    path: self.crate_path.clone(),
+                },
+            );
+        }
+    }
+
+    /// Settings asked for whose cargo feature is off: each names the feature to turn on.
+    fn feature_problems(&self, push: &mut dyn FnMut(Concern, Error)) {
         // Settings whose work a cargo feature compiles: (asked, setting, feature, compiled).
         let featured = [
             (
@@ -181,26 +206,6 @@ impl Options {
                     Error::FeatureUnavailable { setting, feature },
                 );
             }
-        }
-        // What compares files by SHA-256 (kept releases, dictionaries) or names it (an import
-        // map's integrity) needs it recorded.
-        let by_sha256 = [
-            (self.manifest.is_some(), "manifest"),
-            (self.releases.is_some(), "releases"),
-            (self.dictionaries, "dictionaries"),
-        ];
-        for (asked, setting) in by_sha256 {
-            if asked && self.rules.integrity.is_none() {
-                push(Concern::of("integrity"), Error::NeedsIntegrity { setting });
-            }
-        }
-        if syn::parse_str::<syn::Path>(&self.crate_path).is_err() {
-            push(
-                Concern::of("crate_path"),
-                Error::CratePath {
-                    path: self.crate_path.clone(),
-                },
-            );
         }
     }
 

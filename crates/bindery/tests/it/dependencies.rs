@@ -140,3 +140,66 @@ fn the_runtime_shares_no_bindery_crate_with_the_macro_so_none_is_compiled_twice(
         "bindery-core"
     ));
 }
+
+/// The crates `cargo tree` lists for bindery with `features` (the macro's included), each once.
+fn crate_count(features: &str) -> usize {
+    let listed = tree(features, "normal,build");
+    let mut names: Vec<&str> = listed
+        .lines()
+        .filter_map(|line| line.split(" (").next())
+        .filter(|line| !line.is_empty())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.len()
+}
+
+#[test]
+fn the_readme_s_feature_table_counts_what_each_feature_compiles() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README");
+    let base = crate_count("");
+    // "compiles 19 crates from cold, itself included": bindery's tree and the user's crate.
+    assert!(
+        readme.contains(&format!(
+            "a crate using `embed!` compiles {} crates",
+            base + 1
+        )),
+        "README's count of an embed-only build is not {}",
+        base + 1
+    );
+    let serve = crate_count("serve");
+    let over_serve = ["server", "zerocopy", "axum", "actix", "rocket", "minijinja"];
+    let rows: Vec<(&str, usize)> = readme
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let feature = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((feature, cells.get(3)?.parse().ok()?))
+        })
+        .collect();
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("manifest");
+    let features: Vec<&str> = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("a [features] table")
+        .lines()
+        .filter_map(|line| line.split_once(" = ").map(|(name, _)| name.trim()))
+        .filter(|name| !name.starts_with('#') && *name != "default")
+        .collect();
+    let mut rows_features: Vec<&str> = rows.iter().map(|(feature, _)| *feature).collect();
+    rows_features.sort_unstable();
+    let mut all = features.clone();
+    all.sort_unstable();
+    assert_eq!(rows_features, all, "one row per feature of Cargo.toml");
+    for (feature, claimed) in rows {
+        let measured = if over_serve.contains(&feature) {
+            crate_count(&format!("serve,{feature}")) - serve
+        } else {
+            crate_count(feature) - base
+        };
+        assert_eq!(measured, claimed, "README's row for `{feature}`");
+    }
+}
