@@ -36,6 +36,36 @@
 //! puts small files into one blob either way, but without the build script it must still name
 //! each file to rustc for cargo to notice its edits, which the build script makes unneeded
 //! (BENCHMARKS.md, "Build cost").
+//!
+//! # Feature flags
+//!
+//! With none, `embed!` and the [`Catalog`] work: the macro walks the folder, hashes each file
+//! (XXH3, for ETags) and guesses its media type. An option whose work needs a feature is a
+//! compile error naming it until it is on.
+//!
+//! | feature | what it adds |
+//! | --- | --- |
+//! | `gzip` | `mode = "gzip"` and `precompress = ["gzip"]`: compressed in the macro, inflated on read (flate2) |
+//! | `integrity` | `integrity = true`: each file's SHA-256 and SRI string, made in the macro |
+//! | `gitignore` | `gitignore = true`: what `.gitignore` and `.ignore` files leave out (the `ignore` crate) |
+//! | `dev` | dev mode: in debug builds, each catalog reads its folder on disk as it is now |
+//! | `overlay` | `bindery::overlay`: a folder on disk laid over a catalog, in release builds too |
+//! | `serve` | `bindery::serve`: `ServeCatalog`, a tower service with static-server semantics |
+//! | `server` | `bindery::serve::Server`: a hardened HTTP/1 and HTTP/2 server for any tower service |
+//! | `zerocopy` | `bindery::zerocopy` (Linux): embedded bytes sent by `sendfile(2)` from the executable |
+//! | `axum` | with `zerocopy`, `ZeroCopyListener` for `axum::serve` |
+//! | `actix` | a `ServeCatalog` is an actix-web 4 service |
+//! | `rocket` | a `ServeCatalog` is a rocket 0.5 handler; `bindery::rocket::mount` |
+//! | `minijinja` | `bindery::minijinja`: templates read from a catalog, with `url()` and `integrity()` |
+//! | `rust-embed` | `bindery::rust_embed`: rust-embed 8's `RustEmbed` trait over a catalog |
+//! | `tower-http` | `bindery::tower_http`: a catalog as tower-http 0.7's `ServeDir` backend |
+//! | `br` | `precompress = ["br"]`: brotli variants made in the macro (the runtime links no brotli) |
+//! | `zstd` | `precompress = ["zstd"]`, `dictionaries = true`: zstd variants and deltas, made in the macro |
+//! | `csp` | `script_hashes = true`: each inline `<script>`'s CSP hash, parsed as browsers do |
+//! | `vite` | `manifest = "vite"`: entry tags and an import map with every chunk's integrity |
+//! | `releases` | `releases = "…"`: earlier releases' hashed files served beside this build's, verified |
+//!
+//! What each adds to a cold build, in crates: the README, "What each feature adds".
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[doc(hidden)]

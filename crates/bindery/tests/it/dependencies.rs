@@ -178,22 +178,19 @@ fn the_readme_s_feature_table_counts_what_each_feature_compiles() {
             Some((feature, cells.get(3)?.parse().ok()?))
         })
         .collect();
-    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
-        .expect("manifest");
-    let features: Vec<&str> = manifest
-        .split("[features]")
-        .nth(1)
-        .and_then(|rest| rest.split("\n[").next())
-        .expect("a [features] table")
-        .lines()
-        .filter_map(|line| line.split_once(" = ").map(|(name, _)| name.trim()))
-        .filter(|name| !name.starts_with('#') && *name != "default")
+    let mut rows_features: Vec<String> = rows
+        .iter()
+        .map(|(feature, _)| feature.to_string())
         .collect();
-    let mut rows_features: Vec<&str> = rows.iter().map(|(feature, _)| *feature).collect();
     rows_features.sort_unstable();
-    let mut all = features.clone();
-    all.sort_unstable();
-    assert_eq!(rows_features, all, "one row per feature of Cargo.toml");
+    assert_eq!(
+        rows_features,
+        features()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>(),
+        "one row per feature of Cargo.toml"
+    );
     for (feature, claimed) in rows {
         let measured = if over_serve.contains(&feature) {
             crate_count(&format!("serve,{feature}")) - serve
@@ -202,4 +199,80 @@ fn the_readme_s_feature_table_counts_what_each_feature_compiles() {
         };
         assert_eq!(measured, claimed, "README's row for `{feature}`");
     }
+}
+
+/// The features of bindery's Cargo.toml but `default`, sorted, each with its `##` doc comment.
+fn features() -> Vec<(String, String)> {
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("manifest");
+    let table = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("a [features] table");
+    let mut features = Vec::new();
+    let mut doc = String::new();
+    for line in table.lines() {
+        if let Some(text) = line.strip_prefix("##") {
+            doc.push_str(text.trim());
+            doc.push(' ');
+        } else if let Some((name, _)) = line.split_once(" = ") {
+            let name = name.trim();
+            if name != "default" {
+                features.push((name.to_owned(), std::mem::take(&mut doc)));
+            }
+            doc.clear();
+        }
+    }
+    features.sort_unstable();
+    features
+}
+
+/// The `| `feature` | what it adds |` rows of the crate docs' "Feature flags" section.
+fn documented_features(lib_rs: &str) -> Vec<(String, String)> {
+    let section = lib_rs
+        .split("//! # Feature flags")
+        .nth(1)
+        .and_then(|rest| rest.split("\n//! # ").next())
+        .expect("a \"Feature flags\" section in the crate docs");
+    let mut rows: Vec<(String, String)> = section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.strip_prefix("//! |")?.split(" | ").collect();
+            let name = cells.first()?.trim().strip_prefix('`')?.strip_suffix('`')?;
+            Some((
+                name.to_owned(),
+                cells.get(1)?.trim_end_matches(" |").trim().to_owned(),
+            ))
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+#[test]
+fn the_crate_docs_list_every_feature_of_cargo_toml_with_what_it_adds() {
+    let lib_rs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs"))
+        .expect("lib.rs");
+    let documented = documented_features(&lib_rs);
+    let features = features();
+    let names = |list: &[(String, String)]| {
+        list.iter()
+            .map(|(name, _)| name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(&documented),
+        names(&features),
+        "the crate docs' feature table against Cargo.toml"
+    );
+    for (name, adds) in documented.iter().chain(&features) {
+        assert!(
+            adds.len() > 20,
+            "feature `{name}` says too little of what it adds: {adds:?}"
+        );
+    }
+    // The check sees a row gone or a feature undocumented: it is not vacuous.
+    let without_gzip = lib_rs.replace("//! | `gzip` |", "//! | gzip |");
+    assert_ne!(names(&documented_features(&without_gzip)), names(&features));
 }
