@@ -24,15 +24,6 @@ fn hex(hash: u128) -> String {
     format!("{hash:0width$x}", width = crate::HASH_LEN)
 }
 
-/// The strong ETag of contents with this [`hash`], quoted.
-///
-/// ```
-/// use bindery_core::describe::{etag, hash};
-/// let tag = etag(&hash(b"Hello, bindery!\n"));
-/// assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == bindery_core::ETAG_LEN);
-/// ```
-pub use crate::facts::contract::etag;
-
 /// The media type guessed from a file's name, `application/octet-stream` when unknown.
 ///
 /// ```

@@ -30,7 +30,7 @@ pub mod rules;
 pub mod scan;
 
 pub use error::Error;
-pub use facts::contract::{CONTRACT, ETAG_LEN, HASH_LEN};
+pub use facts::contract::{CONTRACT, ETAG_LEN, HASH_LEN, Tagged, etag};
 pub use facts::encoding::{Encoding, ParseEncodingError};
 #[cfg(feature = "glob")]
 #[cfg_attr(docsrs, doc(cfg(feature = "glob")))]

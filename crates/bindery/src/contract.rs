@@ -58,4 +58,26 @@ mod tests {
         );
         assert!(source.contains(&format!("contract = {};", crate::facts::contract::CONTRACT)));
     }
+
+    #[test]
+    fn the_private_module_and_the_macros_name_this_contract() {
+        // `mod` and `macro_rules!` take no constants: the name is spelled, and held here.
+        let current = format!("__private_v{}", crate::facts::contract::CONTRACT);
+        for (file, source) in [
+            ("lib.rs", include_str!("lib.rs")),
+            ("macros.rs", include_str!("macros.rs")),
+        ] {
+            let spelled: Vec<&str> = source
+                .match_indices("__private_v")
+                .map(|(at, _)| {
+                    let digits = source[at + "__private_v".len()..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .unwrap_or(0);
+                    &source[at..at + "__private_v".len() + digits]
+                })
+                .collect();
+            assert!(!spelled.is_empty() || file == "macros.rs", "{file} names no contract");
+            assert!(spelled.iter().all(|name| *name == current), "{file}: {spelled:?}");
+        }
+    }
 }

@@ -608,7 +608,7 @@ fn version(
     Box::leak(Box::new(EmbeddedFile {
         __name: String::leak(format!(
             "{prefix}{relative}{}",
-            describe::etag(&digests.hash)
+            bindery_core::etag(&digests.hash, bindery_core::Tagged::File)
         )),
         __start: 0,
         __len: info.data.len(),

@@ -16,13 +16,13 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::caching;
-use crate::metrics::{Metrics, route_label};
+use crate::metrics::Metrics;
 
 /// Wraps each route (and the fallback) of the router in [`Count`].
 ///
 /// ```
 /// use std::sync::Arc;
-/// let layer = geo_server::count::CountLayer::new(Arc::new(geo_server::metrics::Metrics::default()));
+/// let layer = geo_server::count::CountLayer::new(Arc::new(geo_server::metrics::Metrics::for_routes(["/"])));
 /// let router: axum::Router = axum::Router::new().route("/", axum::routing::get(|| async { "hi" })).layer(layer);
 /// # let _ = router;
 /// ```
@@ -72,8 +72,8 @@ where
         // The router puts the matched route in the request before calling the route's service;
         // the fallback (the SPA and its files) has none.
         let route = match request.extensions().get::<MatchedPath>() {
-            Some(matched) => route_label(matched.as_str()),
-            None => "static",
+            Some(matched) => self.metrics.label(matched.as_str()),
+            None => crate::metrics::STATIC,
         };
         CountFuture {
             inner: self.inner.call(request),

@@ -30,7 +30,7 @@ use crate::address::AddressError;
 use crate::caching;
 use crate::count::finish;
 use crate::error::AppError;
-use crate::metrics::{Metrics, route_label};
+use crate::metrics::Metrics;
 use crate::routes::{self, AppBody, AppState, GEO_IP, ROUTES};
 
 /// Which way a request goes, from its method and path.
@@ -159,7 +159,8 @@ impl App {
                 if request.method() == Method::HEAD {
                     *response.body_mut() = AppBody::Left(bindery::serve::Body::empty());
                 }
-                finish(&mut response, &self.state.metrics, route_label("/geo/{ip}"));
+                let route = self.state.metrics.label(GEO_IP);
+                finish(&mut response, &self.state.metrics, route);
                 AppFuture::ready(response)
             }
             Door::Static(index) => AppFuture {
@@ -357,7 +358,7 @@ impl Future for AppFuture {
                 Poll::Ready(Ok(response)) => {
                     let mut response = response.map(AppBody::Left);
                     if let Some(metrics) = metrics.take() {
-                        finish(&mut response, &metrics, "static");
+                        finish(&mut response, &metrics, crate::metrics::STATIC);
                     }
                     response
                 }

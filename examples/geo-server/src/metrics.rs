@@ -7,70 +7,78 @@ use crate::answer_cache::AnswerCacheStats;
 use crate::db::DbInfo;
 use bindery::serve::server::{ConnectionStats, Expired};
 
-/// Route labels; requests are counted per label without allocating. Path parameters are written
-/// `:ip` rather than `{ip}`: braces inside label values trip up some scrapers' parsers.
-pub const ROUTES: [&str; 7] = [
-    "/geo/:ip",
-    "/geo/me",
-    "/healthz",
-    "/metrics",
-    "/openapi.json",
-    "static",
-    "other",
-];
-
-/// The label of a matched route (`/geo/{ip}` -> `/geo/:ip`), `other` for unknown ones.
-///
-/// ```
-/// assert_eq!(geo_server::metrics::route_label("/geo/{ip}"), "/geo/:ip");
-/// assert_eq!(geo_server::metrics::route_label("/healthz"), "/healthz");
-/// ```
-pub fn route_label(matched: &str) -> &'static str {
-    let label = if matched == "/geo/{ip}" {
-        "/geo/:ip"
-    } else {
-        matched
-    };
-    ROUTES
-        .iter()
-        .copied()
-        .find(|route| *route == label)
-        .unwrap_or("other")
-}
+/// The label of the SPA's answers (the router's fallback, no matched route).
+pub const STATIC: &str = "static";
+/// The label of a route the table does not hold.
+const OTHER: &str = "other";
 
 const STATUSES: [u16; 13] = [
     200, 206, 304, 307, 400, 404, 405, 408, 413, 416, 431, 500, 503,
 ];
 
-/// Request counters, one per (route, status) pair, plus one per route for other statuses.
+/// Request counters, one per (route, status) pair, plus one per route for other statuses. The
+/// routes are the router's own table ([`for_routes`](Self::for_routes)), so a route added
+/// there is counted under its own label.
 ///
 /// ```
-/// let metrics = geo_server::metrics::Metrics::default();
+/// let metrics = geo_server::metrics::Metrics::for_routes(["/healthz", "/geo/{ip}"]);
+/// assert_eq!(metrics.label("/geo/{ip}"), "/geo/:ip");
+/// assert_eq!(metrics.label("/nowhere"), "other");
 /// metrics.record("/healthz", 200);
 /// assert!(metrics.render_requests().contains("route=\"/healthz\",status=\"200\"} 1"));
 /// ```
 #[derive(Debug)]
 pub struct Metrics {
+    /// The routes' paths, as the router matches them.
+    paths: Vec<&'static str>,
+    /// Their labels, then [`STATIC`] and `other`.
+    labels: Vec<&'static str>,
     counts: Vec<AtomicU64>,
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
+impl Metrics {
+    /// Counters for the routes at `paths` (axum's syntax: `/geo/{ip}`). Each is labelled by
+    /// its path with `{name}` segments written `:name` (braces inside label values trip up
+    /// some scrapers' parsers); the SPA's answers are [`STATIC`], anything else `other`.
+    pub fn for_routes(paths: impl IntoIterator<Item = &'static str>) -> Metrics {
+        let paths: Vec<&'static str> = paths.into_iter().collect();
+        let labels: Vec<&'static str> = paths
+            .iter()
+            .map(|path| -> &'static str {
+                if path.contains('{') {
+                    // Made once per route, for the counters' life: the process's.
+                    String::leak(path.replace('{', ":").replace('}', ""))
+                } else {
+                    path
+                }
+            })
+            .chain([STATIC, OTHER])
+            .collect();
         Metrics {
-            counts: (0..ROUTES.len() * (STATUSES.len() + 1))
+            counts: (0..labels.len() * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            paths,
+            labels,
         }
     }
-}
 
-impl Metrics {
+    /// The label of the route matched at `matched` (`/geo/{ip}` -> `/geo/:ip`), `other` for
+    /// a path that is none of the routes'.
+    pub fn label(&self, matched: &str) -> &'static str {
+        self.paths
+            .iter()
+            .position(|path| *path == matched)
+            .map_or(OTHER, |index| self.labels[index])
+    }
+
     /// Counts one answered request.
     pub fn record(&self, route: &str, status: u16) {
-        let route_index = ROUTES
+        let route_index = self
+            .labels
             .iter()
             .position(|known| *known == route)
-            .unwrap_or(ROUTES.len() - 1);
+            .unwrap_or(self.labels.len() - 1);
         let status_index = STATUSES
             .iter()
             .position(|known| *known == status)
@@ -84,7 +92,7 @@ impl Metrics {
         let mut out = String::from(
             "# HELP geo_http_requests_total Requests answered, by route and status.\n# TYPE geo_http_requests_total counter\n",
         );
-        for (route_index, route) in ROUTES.iter().enumerate() {
+        for (route_index, route) in self.labels.iter().enumerate() {
             for status_index in 0..=STATUSES.len() {
                 let count = self.counts[route_index * (STATUSES.len() + 1) + status_index]
                     .load(Ordering::Relaxed);

@@ -63,7 +63,7 @@ impl AppState {
     pub fn new(db: GeoDb) -> Self {
         AppState {
             db: Arc::new(db),
-            metrics: Arc::new(Metrics::default()),
+            metrics: Arc::new(Metrics::for_routes(paths())),
             trusted_proxies: TrustedProxies::none(),
             geo_caching: GeoCaching::default(),
             metrics_public: false,
@@ -150,6 +150,11 @@ pub(crate) const ROUTES: &[(&str, Handler)] = &[
     ("/metrics", || get(metrics)),
     ("/openapi.json", || get(openapi)),
 ];
+
+/// The path of every route of [`ROUTES`], in its order.
+pub(crate) fn paths() -> impl Iterator<Item = &'static str> {
+    ROUTES.iter().map(|(path, _)| *path)
+}
 
 /// A route's path up to its first `{name}` segment (`/geo/{ip}` -> `/geo/`); the whole path
 /// of a route without one.
@@ -372,25 +377,30 @@ pub fn admin_router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The API description, embedded as a catalog of one file so that its ETag is made as every
+/// catalog file's is.
+static API: Catalog = bindery::embed!("src", include = "openapi.json");
+
 /// The API description: `no-cache` with a strong ETag of the document, so clients revalidate
 /// cheaply and see a new version at once.
 async fn openapi(headers: HeaderMap) -> Response {
-    const DOCUMENT: &str = include_str!("openapi.json");
-    static TAG: std::sync::OnceLock<HeaderValue> = std::sync::OnceLock::new();
-    let tag = TAG.get_or_init(|| {
-        let hash = blake3::hash(DOCUMENT.as_bytes()).to_hex();
-        HeaderValue::from_str(&format!("\"{}\"", &hash[..32]))
-            .unwrap_or(HeaderValue::from_static("\"\""))
-    });
+    let Some(document) = API.file("openapi.json") else {
+        return AppError::NotFound.into_response();
+    };
+    let tag = HeaderValue::from_static(document.etag());
     let mut described = HeaderMap::new();
     described.insert(CACHE_CONTROL, NO_CACHE);
     described.insert(ETAG, tag.clone());
-    let etag = tag.to_str().unwrap_or_default();
+    let etag = document.etag();
     // No Last-Modified of its own: only the ETag validates it.
     if bindery::serve::conditional::is_not_modified(&headers, etag, None) {
         return caching::not_modified(described);
     }
-    let mut response = ([(CONTENT_TYPE, "application/json")], DOCUMENT).into_response();
+    let mut response = (
+        [(CONTENT_TYPE, "application/json")],
+        document.raw().unwrap_or_default(),
+    )
+        .into_response();
     response.headers_mut().extend(described);
     response
 }

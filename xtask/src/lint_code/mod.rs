@@ -2,8 +2,10 @@
 //! clippy does not check, over every crate, the xtask and the examples, tests included (only
 //! generated modules are left out): no function longer than 80 lines; no public type name
 //! defined by two library crates (each crate's own `Error` aside), so that a fact the crates
-//! share has one definition; no import circle between the modules of a crate (imports.rs).
+//! share has one definition; no import circle between the modules of a crate (imports.rs); no
+//! fact spelled again outside its home (facts.rs).
 
+mod facts;
 mod imports;
 
 use std::collections::BTreeMap;
@@ -27,6 +29,7 @@ const CODE: [&str; 4] = ["crates", "examples", "xtask", "benches"];
 pub fn check(root: &Path) -> anyhow::Result<()> {
     let mut offences = Vec::new();
     let mut types: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut all_sources = Vec::new();
     for folder in crate_folders(root)? {
         let name = folder
             .file_name()
@@ -75,7 +78,9 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
         if !sources.is_empty() {
             offences.extend(imports::circles(&src, &sources)?);
         }
+        all_sources.extend(sources);
     }
+    offences.extend(facts::copies(root, &all_sources)?);
     for (type_name, crates) in &mut types {
         crates.sort();
         crates.dedup();

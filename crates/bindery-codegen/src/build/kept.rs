@@ -218,10 +218,11 @@ pub(super) fn dictionaries(
                 deltas[index].push(Delta {
                     dictionary,
                     dictionary_path: old.entry.path.clone(),
-                    etag: format!(
-                        "\"{}-dcz.{}\"",
-                        &file.entry.hash[..32],
-                        &old.entry.hash[..12]
+                    etag: bindery_core::etag(
+                        &file.entry.hash,
+                        bindery_core::Tagged::Delta {
+                            dictionary: &old.entry.hash,
+                        },
                     ),
                     blob: blob.path,
                     len: blob.len,

@@ -371,7 +371,7 @@ fn describe(
             path: format!("{prefix}{}", found.relative),
             source: found.source,
             len,
-            etag: crate::describe::etag(&hash),
+            etag: bindery_core::etag(&hash, bindery_core::Tagged::File),
             hash,
             sha256,
             integrity,

@@ -131,7 +131,7 @@ fn first_read(file: &mut Described) -> Result<Vec<u8>, Error> {
         });
     }
     if digests.hash != file.entry.hash {
-        file.entry.etag = crate::describe::etag(&digests.hash);
+        file.entry.etag = bindery_core::etag(&digests.hash, bindery_core::Tagged::File);
         file.entry.hash = digests.hash;
         file.entry.sha256 = digests.sha256;
         file.entry.integrity = digests.integrity;

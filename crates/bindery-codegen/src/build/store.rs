@@ -73,7 +73,7 @@ pub(crate) fn storage(
             Some(Outcome::Blob(kept)) => Stored::Gzip {
                 blob: kept.path,
                 len: kept.len,
-                etag: variant_etag(facts.hash, Encoding::Gzip),
+                etag: bindery_core::etag(facts.hash, bindery_core::Tagged::Encoded(Encoding::Gzip)),
             },
             Some(Outcome::NotWorthIt) => Stored::Raw,
             None => return Ok(None),
@@ -94,7 +94,7 @@ pub(crate) fn storage(
                 encoding,
                 blob: kept.path,
                 len: kept.len,
-                etag: variant_etag(facts.hash, encoding),
+                etag: bindery_core::etag(facts.hash, bindery_core::Tagged::Encoded(encoding)),
             }),
             Some(Outcome::NotWorthIt) => {}
             None => return Ok(None),
@@ -117,12 +117,6 @@ pub(crate) fn storage(
         is_packed,
         snapshot,
     }))
-}
-
-/// The strong ETag of an encoded representation: distinct from the identity tag and from every
-/// other encoding's, as RFC 9110 requires of two representations.
-pub(crate) fn variant_etag(hash: &str, encoding: Encoding) -> String {
-    format!("\"{}-{}\"", &hash[..32], encoding.extension())
 }
 
 /// The result of compressing one file with one encoding.

@@ -141,9 +141,9 @@ impl Options {
         }
     }
 
-    /// Adds a further folder to the same catalog. Of `folder` only the settings each folder has
-    /// its own of count ([`Setting::per_folder`]: its root, `prefix`, `include`, `exclude`,
-    /// `hidden`, `gitignore`, `siblings`, `allow_missing`); every other setting is the whole
+    /// Adds a further folder to the same catalog. Of `folder` only its root and the settings
+    /// each folder has its own of count (those [`SETTINGS`] marks
+    /// [`per_folder`](Setting::per_folder); [`folder_names`] lists them); every other setting is the whole
     /// catalog's and is given here, with the first folder ([`validate`](Self::validate) refuses
     /// one set on a further folder). Two folders that give the same catalog path fail the build
     /// with [`Error::FolderOverlap`], naming both files.
@@ -171,7 +171,8 @@ impl Options {
     }
 
     /// Every folder of the catalog as the options it is built with: the first folder's own,
-    /// then each further one's per-folder settings over the whole catalog's.
+    /// then each further one's per-folder settings over the whole catalog's. A test walks every
+    /// setting of [`SETTINGS`] to the part it must reach (table.rs).
     pub(crate) fn parts(&self) -> Vec<Options> {
         let mut first = self.clone();
         first.folders = Vec::new();

@@ -491,12 +491,12 @@ pub static SETTINGS: &[Setting] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{Given, SETTINGS, Takes};
+    use super::{Given, SETTINGS, Setting, Takes};
     use crate::Options;
 
-    #[test]
-    fn every_option_reads_back_what_was_set() {
-        let given = |takes: Takes| match takes {
+    /// A value of each kind that differs from every option's default.
+    fn given(takes: Takes) -> Given {
+        match takes {
             Takes::Bool => Given::Bool(true),
             Takes::Word(words) => Given::Text(words[words.len() - 1].to_owned()),
             Takes::Text => Given::Text("my_crate::bindery".to_owned()),
@@ -504,7 +504,11 @@ mod tests {
             Takes::Words(words) => Given::List(vec![words[2].to_owned()]),
             Takes::Number(max) => Given::Number(max - 1),
             Takes::Size | Takes::Threshold => Given::Number(4096),
-        };
+        }
+    }
+
+    #[test]
+    fn every_option_reads_back_what_was_set() {
         for setting in SETTINGS {
             let value = given(setting.takes);
             let options = setting
@@ -517,6 +521,54 @@ mod tests {
                 "{}: the default differs",
                 setting.name
             );
+        }
+    }
+
+    /// Each folder's own settings reach its part and only its part; the whole catalog's reach
+    /// every part: `Options::parts` and the table's marks tell one story.
+    #[test]
+    fn every_setting_reaches_the_folders_its_mark_says() {
+        let default_of = |setting: &Setting| setting.get(&Options::new("assets"));
+        for setting in SETTINGS {
+            let value = given(setting.takes);
+            let (first, further) = if setting.per_folder {
+                let folder = setting
+                    .set(Options::new("web"), &value)
+                    .expect(setting.name);
+                (Options::new("assets"), folder)
+            } else {
+                let first = setting
+                    .set(Options::new("assets"), &value)
+                    .expect(setting.name);
+                (first, Options::new("web"))
+            };
+            let parts = first.folder(further).parts();
+            let [own, other] = &parts[..] else {
+                panic!("two folders, two parts")
+            };
+            assert_eq!(other.root(), std::path::Path::new("web"));
+            if setting.per_folder {
+                assert_eq!(
+                    setting.get(other),
+                    value,
+                    "{} reaches its folder",
+                    setting.name
+                );
+                assert_eq!(
+                    setting.get(own),
+                    default_of(setting),
+                    "{} stays there",
+                    setting.name
+                );
+            } else {
+                assert_eq!(setting.get(own), value, "{}", setting.name);
+                assert_eq!(
+                    setting.get(other),
+                    value,
+                    "{} holds for every folder",
+                    setting.name
+                );
+            }
         }
     }
 }

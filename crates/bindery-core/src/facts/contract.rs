@@ -21,25 +21,62 @@ pub const CONTRACT: u32 = 7;
 /// ```
 pub const HASH_LEN: usize = 32;
 
-/// The length of every ETag: a quote, the content hash, a quote.
+/// The length of the ETag of a file as stored ([`etag`] of [`Tagged::File`]): a quote, the
+/// content hash, a quote.
 ///
 /// ```
 /// assert_eq!(bindery_core::ETAG_LEN, "\"0123456789abcdef0123456789abcdef\"".len());
 /// ```
 pub const ETAG_LEN: usize = HASH_LEN + 2;
 
-/// The strong ETag of contents with this content `hash` (lowercase hex): its first
-/// [`ETAG_LEN`]` - 2` digits, quoted.
-pub fn etag(hash: &str) -> String {
-    let digits = ETAG_LEN - 2;
-    format!("\"{}\"", &hash[..digits.min(hash.len())])
+/// What an ETag tags: the file as stored, one encoded variant of it, or a delta of it against
+/// an earlier release's file (a dictionary). RFC 9110 asks distinct tags of distinct
+/// representations, so each kind has its own form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tagged<'a> {
+    /// The file itself: `"<hash>"`.
+    File,
+    /// The file encoded: `"<hash>-<extension>"` (`"…-br"`, `"…-zst"`, `"…-gz"`).
+    Encoded(super::encoding::Encoding),
+    /// A delta against the dictionary whose content hash is given: `"<hash>-dcz.<its first
+    /// 12 digits>"`.
+    Delta {
+        /// The dictionary's content hash.
+        dictionary: &'a str,
+    },
+}
+
+/// How many digits of a dictionary's content hash a delta's ETag carries.
+const DICTIONARY_DIGITS: usize = 12;
+
+/// The strong ETag of one representation of contents whose content `hash` (lowercase hex) is
+/// given: its first [`HASH_LEN`] digits, quoted, with what [`Tagged`] says. Every ETag bindery
+/// makes, at build time or run time, is made here.
+///
+/// ```
+/// use bindery_core::{Encoding, Tagged, etag};
+/// let hash = "0123456789abcdef0123456789abcdef";
+/// assert_eq!(etag(hash, Tagged::File), format!("\"{hash}\""));
+/// assert_eq!(etag(hash, Tagged::Encoded(Encoding::Br)), format!("\"{hash}-br\""));
+/// assert_eq!(etag(hash, Tagged::Delta { dictionary: hash }), format!("\"{hash}-dcz.0123456789ab\""));
+/// ```
+pub fn etag(hash: &str, tagged: Tagged<'_>) -> String {
+    let digits = &hash[..HASH_LEN.min(hash.len())];
+    match tagged {
+        Tagged::File => format!("\"{digits}\""),
+        Tagged::Encoded(encoding) => format!("\"{digits}-{}\"", encoding.extension()),
+        Tagged::Delta { dictionary } => {
+            let dictionary = &dictionary[..DICTIONARY_DIGITS.min(dictionary.len())];
+            format!("\"{digits}-dcz.{dictionary}\"")
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn an_etag_is_the_quoted_start_of_the_hash() {
-        let tag = super::etag("0123456789abcdef0123456789abcdefffff");
+        let tag = super::etag("0123456789abcdef0123456789abcdefffff", super::Tagged::File);
         assert_eq!(tag, "\"0123456789abcdef0123456789abcdef\"");
         assert_eq!(tag.len(), super::ETAG_LEN);
     }

@@ -63,7 +63,7 @@ impl Page {
         &self.headers
     }
 
-    /// Its strong ETag: the first 128 bits of the SHA-256 of its bytes, quoted.
+    /// Its strong ETag: the XXH3-128 of its bytes, quoted, as a catalog file's.
     pub fn etag(&self) -> String {
         etag_of(&self.html)
     }
@@ -80,7 +80,7 @@ impl Page {
         }
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(HTML));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
-        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        headers.insert(X_CONTENT_TYPE_OPTIONS, super::response::NOSNIFF);
         if let Ok(etag) = HeaderValue::try_from(self.etag()) {
             headers.insert(ETAG, etag);
         }
@@ -115,7 +115,7 @@ const HTML: &str = "text/html; charset=utf-8";
 /// ETag as every build makes one).
 fn etag_of(bytes: &[u8]) -> String {
     let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
-    crate::facts::contract::etag(&hash)
+    crate::facts::contract::etag(&hash, crate::facts::contract::Tagged::File)
 }
 
 #[cfg(test)]

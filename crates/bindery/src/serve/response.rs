@@ -22,11 +22,26 @@ use crate::EmbeddedFile;
 /// `Use-As-Dictionary` (RFC 9842 §2.1).
 const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");
 
-/// The most headers a file's answer carries besides those added by path: `ETag`,
-/// `Cache-Control`, `Last-Modified`, `Vary`, `Use-As-Dictionary`, `Content-Type`,
-/// `Accept-Ranges`, `X-Content-Type-Options`, `Content-Encoding`, `Content-Length`,
-/// `Content-Range`.
-const FILE_HEADERS: usize = 11;
+/// Every header a file's answer can carry besides those added by path: its map is sized from
+/// this list once (growing it on the way was two more allocations per request), and debug
+/// builds check each answer against it.
+pub(crate) const FILE_HEADERS: [http::HeaderName; 11] = [
+    ETAG,
+    CACHE_CONTROL,
+    LAST_MODIFIED,
+    VARY,
+    USE_AS_DICTIONARY,
+    CONTENT_TYPE,
+    ACCEPT_RANGES,
+    X_CONTENT_TYPE_OPTIONS,
+    CONTENT_ENCODING,
+    CONTENT_LENGTH,
+    CONTENT_RANGE,
+];
+
+/// `X-Content-Type-Options: nosniff`, on every answer the service makes (files, errors,
+/// rendered pages): browsers then never guess a type other than the one sent.
+pub(crate) const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
 /// What the body of a built response still needs.
 pub(crate) enum Plan {
@@ -99,9 +114,7 @@ fn file_response(
     } = served;
     let prepared = &*target.prepared;
     let mut response = Response::new(Body::empty());
-    // Sized once for every header a file's answer can carry: growing the map on the way was
-    // two more allocations per request.
-    *response.headers_mut() = HeaderMap::with_capacity(FILE_HEADERS + prepared.extra.len());
+    *response.headers_mut() = HeaderMap::with_capacity(FILE_HEADERS.len() + prepared.extra.len());
     let out = response.headers_mut();
     let etag = encoded.map_or(&prepared.etag, |representation| &representation.etag);
     out.insert(ETAG, etag.clone());
@@ -134,7 +147,7 @@ fn file_response(
     let out = response.headers_mut();
     out.insert(CONTENT_TYPE, prepared.content_type.clone());
     out.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    out.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    out.insert(X_CONTENT_TYPE_OPTIONS, NOSNIFF);
     let file = prepared.file;
     if let Some(representation) = encoded {
         // Only a whole representation is ever encoded: ranges are of identity.
@@ -144,9 +157,11 @@ fn file_response(
         if !is_head {
             *response.body_mut() = Body::from(representation.bytes);
         }
+        debug_assert!(lists_every_header(&response, prepared));
         return (response, Plan::Done);
     }
     describe_part(&mut response, prepared, &part);
+    debug_assert!(lists_every_header(&response, prepared));
     let plan = Plan::Identity {
         file,
         index: target.index,
@@ -154,6 +169,24 @@ fn file_response(
         content_type: prepared.content_type.clone(),
     };
     (response, plan)
+}
+
+/// Whether every header of a file's answer is one of [`FILE_HEADERS`] or one added by path:
+/// checked in debug builds, so that every test that gets an answer with a header not listed
+/// fails, and the list stays the one account of them.
+fn lists_every_header(response: &Response<Body>, prepared: &Prepared) -> bool {
+    let unlisted: Vec<_> = response
+        .headers()
+        .keys()
+        .filter(|name| {
+            !FILE_HEADERS.contains(name) && !prepared.extra.iter().any(|(extra, _)| extra == *name)
+        })
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "headers missing from FILE_HEADERS: {unlisted:?}"
+    );
+    true
 }
 
 /// The answer to a request whose conditions or range rule out the body: `304` on the
@@ -296,6 +329,6 @@ pub(crate) fn error_with(
     let headers = response.headers_mut();
     headers.insert(CONTENT_LENGTH, length);
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(X_CONTENT_TYPE_OPTIONS, NOSNIFF);
     response
 }
