@@ -76,8 +76,14 @@ mod tests {
                     &source[at..at + "__private_v".len() + digits]
                 })
                 .collect();
-            assert!(!spelled.is_empty() || file == "macros.rs", "{file} names no contract");
-            assert!(spelled.iter().all(|name| *name == current), "{file}: {spelled:?}");
+            assert!(
+                !spelled.is_empty() || file == "macros.rs",
+                "{file} names no contract"
+            );
+            assert!(
+                spelled.iter().all(|name| *name == current),
+                "{file}: {spelled:?}"
+            );
         }
     }
 }

@@ -90,8 +90,9 @@ pub struct Args {
     pub max_connections: Option<u64>,
     /// Connections one client (an IPv4 address, an IPv6 /64) may hold; beyond it its own
     /// longest idle one is closed, or the new one refused.
-    #[arg(long, default_value_t = bindery::serve::server::DEFAULT_PER_CLIENT)]
-    pub max_connections_per_client: usize,
+    /// Default: `Server`'s (256).
+    #[arg(long)]
+    pub max_connections_per_client: Option<usize>,
     /// Serve `/metrics` on the public listener too (it is off there by default; see
     /// `--admin-addr`).
     #[arg(long)]

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bindery::serve::Server;
-use bindery::serve::server::{connection_cap, memory_limit, raise_descriptor_limit};
 use clap::Parser;
 use geo_server::cli::Args;
 use geo_server::db::{DbMode, GeoDb};
@@ -105,10 +104,6 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
         answer_cache_bytes,
         "database loaded"
     );
-    let descriptors = raise_descriptor_limit()?;
-    let memory = memory_limit();
-    let cap = connection_cap(args.max_connections, descriptors, memory)
-        .map_err(|error| anyhow::anyhow!("--max-connections: {error}"))?;
     let trusted = args
         .trust_proxy
         .clone()
@@ -122,11 +117,8 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
         state.spa_overlay = Some(bindery::overlay::Overlay::new(&geo_server::SPA, folder)?);
         tracing::info!(folder = %folder.display(), "the app's files are overlaid");
     }
+    // `Server` logs the connection limits in force when it starts.
     tracing::info!(
-        max_connections = cap,
-        max_connections_per_client = args.max_connections_per_client,
-        open_file_limit = descriptors,
-        memory_limit = memory.unwrap_or(0),
         public_metrics = args.public_metrics,
         trusted_proxies = ?state.trusted_proxies.ranges(),
         "limits"
@@ -136,11 +128,15 @@ fn run(args: Args, workers: usize) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let server = with_deadlines(bound(args.addr).await?, &args)
-            .max_connections(cap)
-            .max_connections_per_client(args.max_connections_per_client)
+        let mut server = with_deadlines(bound(args.addr).await?, &args)
             .trusted_proxies(trusted)
             .zero_copy(args.zero_copy);
+        if let Some(cap) = args.max_connections {
+            server = server.max_connections(usize::try_from(cap).unwrap_or(usize::MAX));
+        }
+        if let Some(cap) = args.max_connections_per_client {
+            server = server.max_connections_per_client(cap);
+        }
         tracing::info!(addr = %server.local_addr()?, "listening");
         state.connections = server.counters();
         tokio::spawn(reload::watch(

@@ -38,7 +38,8 @@ pub const ETAG_LEN: usize = HASH_LEN + 2;
 pub enum Tagged<'a> {
     /// The file itself: `"<hash>"`.
     File,
-    /// The file encoded: `"<hash>-<extension>"` (`"…-br"`, `"…-zst"`, `"…-gz"`).
+    /// The file encoded: `"<hash>-<extension>"` (`"…-br"`, `"…-zst"`, `"…-gz"`; the extension
+    /// is [`Encoding::extension`](super::encoding::Encoding::extension)).
     Encoded(super::encoding::Encoding),
     /// A delta against the dictionary whose content hash is given: `"<hash>-dcz.<its first
     /// 12 digits>"`.
@@ -56,10 +57,9 @@ const DICTIONARY_DIGITS: usize = 12;
 /// makes, at build time or run time, is made here.
 ///
 /// ```
-/// use bindery::{Encoding, Tagged, etag};
+/// use bindery_core::{etag, Tagged};
 /// let hash = "0123456789abcdef0123456789abcdef";
 /// assert_eq!(etag(hash, Tagged::File), format!("\"{hash}\""));
-/// assert_eq!(etag(hash, Tagged::Encoded(Encoding::Br)), format!("\"{hash}-br\""));
 /// assert_eq!(etag(hash, Tagged::Delta { dictionary: hash }), format!("\"{hash}-dcz.0123456789ab\""));
 /// ```
 pub fn etag(hash: &str, tagged: Tagged<'_>) -> String {
@@ -76,6 +76,16 @@ pub fn etag(hash: &str, tagged: Tagged<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_encoded_variant_s_etag_names_its_encoding() {
+        let hash = "0123456789abcdef0123456789abcdef";
+        let tag = super::etag(
+            hash,
+            super::Tagged::Encoded(super::super::encoding::Encoding::Br),
+        );
+        assert_eq!(tag, format!("\"{hash}-br\""));
+    }
+
     #[test]
     fn an_etag_is_the_quoted_start_of_the_hash() {
         let tag = super::etag("0123456789abcdef0123456789abcdefffff", super::Tagged::File);

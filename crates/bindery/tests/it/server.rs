@@ -10,9 +10,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use bindery::serve::server::{DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT};
 use bindery_test_support::deployment::{self, BIG, Deployment, GZIP, SMALL};
 use bindery_test_support::hostile::{self, Attack, Closures};
+
+/// `Server`'s documented defaults (SECURITY.md, "Limits and timeouts"), which these tests hold.
+const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Every connection of `closures` was closed, none before `deadline` less a margin, none later
 /// than half again the deadline.

@@ -11,14 +11,16 @@ use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use bindery::serve::server::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_SHUTDOWN_GRACE,
-};
 use bindery_test_support::budget::{BudgetAttack, MemoryGroup};
 use bindery_test_support::busy::{self, BusyAttack};
 use bindery_test_support::deployment::{self, BIG, Deployment, GZIP, SMALL};
 use bindery_test_support::hostile::status_kib;
 use bindery_test_support::raw_h2::{INITIAL_WINDOW_SIZE, RawH2};
+
+/// `Server`'s documented defaults (SECURITY.md, "Limits and timeouts"), which these tests hold.
+const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// Builds the docs' axum program in release (the target folder `it::server` builds it in).
 fn build() -> PathBuf {

@@ -334,7 +334,8 @@ async fn one_client_holding_every_slot_with_keep_alive_does_not_lock_out_another
 /// clients wait a second or more for a retransmission (here: fail at the timeout).
 #[tokio::test]
 async fn a_burst_of_connections_waits_in_the_backlog_instead_of_losing_its_syns() {
-    let listener = bindery::serve::server::bind("127.0.0.1:0".parse().expect("address"))
+    // A server bound and never served: its listener accepts nothing.
+    let listener = bindery::serve::Server::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let address = listener.local_addr().expect("address");

@@ -42,7 +42,7 @@ impl Server {
     /// Serves `service` until the shutdown signal (SIGINT or SIGTERM unless
     /// [told otherwise](Server::with_graceful_shutdown)), then stops accepting and waits up to
     /// the grace period for requests in flight. Fails at start only: a cap the open-file limit
-    /// cannot hold ([`CapError`](super::CapError), as `InvalidInput`).
+    /// cannot hold (as `InvalidInput`, naming the limits).
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -156,7 +156,13 @@ impl Server {
         };
         let cap = limits::connection_cap(self.max_connections, descriptors, memory)
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))?;
-        tracing::debug!(cap, per_client = self.per_client, "connection caps");
+        tracing::info!(
+            max_connections = cap,
+            max_connections_per_client = self.per_client,
+            open_file_limit = descriptors,
+            memory_limit = memory.unwrap_or(0),
+            "connection limits"
+        );
         Ok(Slots::new(
             cap,
             self.per_client,

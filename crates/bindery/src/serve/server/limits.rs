@@ -8,7 +8,7 @@ use tokio::net::{TcpListener, TcpSocket};
 /// Why a connection cap was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum CapError {
+pub(crate) enum CapError {
     /// A cap of 0 connections.
     #[error("the connection cap must be at least 1")]
     Zero,
@@ -33,19 +33,11 @@ pub enum CapError {
 /// Tokio's and std's `bind` ask for 128: past that many new connections at once (clients
 /// reconnecting after a restart, a proxy opening its pool) the kernel drops the excess SYNs and
 /// each of those clients waits a second for its retransmission.
-pub const LISTEN_BACKLOG: u32 = 4096;
+pub(super) const LISTEN_BACKLOG: u32 = 4096;
 
 /// Binds `address` (for tests: port 0 picks a free one) with [`LISTEN_BACKLOG`] and
 /// `SO_REUSEADDR`, as tokio's `bind` sets it.
-///
-/// ```
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let listener = bindery::serve::server::bind("127.0.0.1:0".parse().unwrap()).await?;
-/// assert!(listener.local_addr()?.port() != 0);
-/// # Ok::<(), std::io::Error>(())
-/// # }).unwrap();
-/// ```
-pub async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
+pub(super) async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if address.is_ipv4() {
         TcpSocket::new_v4()?
     } else {
@@ -58,27 +50,32 @@ pub async fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
 
 /// File descriptors kept back from the connection cap: the listeners, the application's files,
 /// logs, the blocking pool's files, a refused connection's brief descriptor.
-pub const RESERVED_DESCRIPTORS: u64 = 64;
+pub(super) const RESERVED_DESCRIPTORS: u64 = 64;
 
 /// The default connection cap when none is given, never more than the descriptors left after
 /// [`RESERVED_DESCRIPTORS`] nor than half the memory over [`WORST_CASE_CONNECTION_BYTES`].
-pub const MAX_DEFAULT_CONNECTIONS: u64 = 16_384;
+pub(super) const MAX_DEFAULT_CONNECTIONS: u64 = 16_384;
 
-/// What one connection can make the server hold at most, by the limits above: HTTP/2's receive
-/// windows (128 KiB a connection), a header block being decoded (16 KiB) and its HPACK table,
-/// h2's frame buffers, 64 streams' state and answer heads; HTTP/1's read and write buffers
-/// (16 KiB each) are less. Answer bodies are references to embedded or cached bytes, or counted
-/// by `ServeCatalog`'s byte budget. Kernel socket buffers are not counted (SECURITY.md).
-pub const WORST_CASE_CONNECTION_BYTES: u64 = 384 * 1024;
+/// The most one connection was measured to make the server hold by its own requests
+/// (SECURITY.md, "What one connection can hold": HTTP/2 at window 0, 63 streams of ranges,
+/// a `HEAD` every few seconds): h2's frame buffers, the streams' state and answer heads.
+const MEASURED_CONNECTION_BYTES: u64 = 170 * 1024;
+
+/// What one connection can make the server hold at most, computed from the limits: the
+/// measured worst case above plus what an HTTP/2 client may push unread before the connection
+/// window closes, rounded up to 128 KiB for what the measure did not see (384 KiB with the
+/// defaults). HTTP/1's read and write buffers are less. Answer bodies are references to
+/// embedded or cached bytes, or counted by `ServeCatalog`'s byte budget. Kernel socket
+/// buffers are not counted (SECURITY.md).
+pub(super) const WORST_CASE_CONNECTION_BYTES: u64 = (MEASURED_CONNECTION_BYTES
+    + super::protocol::HTTP2_CONNECTION_WINDOW as u64)
+    .div_ceil(128 * 1024)
+    * (128 * 1024);
 
 /// Raises the soft limit on open files to the hard limit (the usual 1024 would cap the server
 /// at about a thousand clients) and returns the limit now in force, as Go's runtime does at
 /// start. Elsewhere than Unix there is no such limit: `u64::MAX`.
-///
-/// ```
-/// assert!(bindery::serve::server::raise_descriptor_limit().unwrap() >= 64);
-/// ```
-pub fn raise_descriptor_limit() -> std::io::Result<u64> {
+pub(super) fn raise_descriptor_limit() -> std::io::Result<u64> {
     #[cfg(unix)]
     {
         use rustix::process::{Resource, getrlimit, setrlimit};
@@ -108,11 +105,7 @@ pub(super) fn descriptor_limit() -> u64 {
 /// The memory this process may use: the smallest of its cgroup's limits (v2 `memory.max`, v1
 /// `memory.limit_in_bytes`, the groups above included) and the machine's memory; `None` where
 /// none can be read.
-///
-/// ```
-/// assert!(bindery::serve::server::memory_limit().is_some_and(|bytes| bytes > 0));
-/// ```
-pub fn memory_limit() -> Option<u64> {
+pub(super) fn memory_limit() -> Option<u64> {
     crate::serve::memory_plan::memory_limit()
 }
 
@@ -121,17 +114,7 @@ pub fn memory_limit() -> Option<u64> {
 /// the memory connections may spend over [`WORST_CASE_CONNECTION_BYTES`]: half the memory
 /// (the rest is the application's) less the default byte budget of heap bodies (an eighth of
 /// the memory, at most 256 MiB: [`Decompression::heap_budget`](crate::serve::Decompression)).
-///
-/// ```
-/// use bindery::serve::server::connection_cap;
-/// assert_eq!(connection_cap(None, 1024, None), Ok(960));
-/// assert_eq!(connection_cap(None, 1 << 20, None), Ok(16_384));
-/// assert_eq!(connection_cap(None, 1 << 20, Some(512 << 20)), Ok(512), "512 MiB");
-/// assert_eq!(connection_cap(None, 1 << 20, Some(256 << 20)), Ok(256), "256 MiB");
-/// assert_eq!(connection_cap(Some(100), 1024, Some(512 << 20)), Ok(100));
-/// assert!(connection_cap(Some(5000), 1024, None).is_err());
-/// ```
-pub fn connection_cap(
+pub(super) fn connection_cap(
     requested: Option<u64>,
     descriptor_limit: u64,
     memory_limit: Option<u64>,
@@ -156,4 +139,42 @@ pub fn connection_cap(
         }
     };
     Ok(usize::try_from(cap).unwrap_or(usize::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{
+        WORST_CASE_CONNECTION_BYTES, connection_cap, memory_limit, raise_descriptor_limit,
+    };
+
+    #[test]
+    fn the_default_cap_follows_the_descriptors_and_the_memory() {
+        assert_eq!(connection_cap(None, 1024, None), Ok(960));
+        assert_eq!(connection_cap(None, 1 << 20, None), Ok(16_384));
+        assert_eq!(
+            connection_cap(None, 1 << 20, Some(512 << 20)),
+            Ok(512),
+            "512 MiB"
+        );
+        assert_eq!(
+            connection_cap(None, 1 << 20, Some(256 << 20)),
+            Ok(256),
+            "256 MiB"
+        );
+        assert_eq!(connection_cap(Some(100), 1024, Some(512 << 20)), Ok(100));
+        assert!(connection_cap(Some(5000), 1024, None).is_err());
+        assert!(connection_cap(Some(0), 1024, None).is_err());
+    }
+
+    #[test]
+    fn the_worst_case_is_computed_from_the_limits() {
+        assert_eq!(WORST_CASE_CONNECTION_BYTES, 384 * 1024);
+        assert!(WORST_CASE_CONNECTION_BYTES >= 2 * super::super::protocol::HTTP1_BUFFER as u64);
+    }
+
+    #[test]
+    fn the_machine_s_limits_are_read() {
+        assert!(raise_descriptor_limit().expect("getrlimit") >= 64);
+        assert!(memory_limit().is_some_and(|bytes| bytes > 0));
+    }
 }

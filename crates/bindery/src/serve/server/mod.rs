@@ -8,11 +8,11 @@
 //!   ([`Server::idle_timeout`], 60 s, measured on delivery: HTTP/2 streams held at window 0 are
 //!   closed even while the client sends `HEAD`s; a slow download that keeps moving is not cut).
 //! - **HTTP/1 and HTTP/2 limits**: a 16 KiB request head (431 beyond), 64 streams a connection,
-//!   a 16 KiB header list, 256 KiB queued per stream, small receive windows, rapid-reset limits
-//!   ([`HTTP1_BUFFER`], [`HTTP2_MAX_STREAMS`] and the constants beside them).
+//!   a 16 KiB header list, 256 KiB queued per stream, small receive windows (64 KiB a stream,
+//!   128 KiB a connection), rapid-reset limits (each setter says its default).
 //! - **A fair connection cap** ([`Server::max_connections`], default from the open-file limit,
 //!   raised to its hard limit, and from the memory limit, cgroup or physical), at most
-//!   [`DEFAULT_PER_CLIENT`] of them from one client (an IPv4 address, an IPv6 /64): at either
+//!   256 of them from one client (an IPv4 address, an IPv6 /64): at either
 //!   limit the connection idle the longest makes room, and only when none is idle is a new one
 //!   refused, with one 503 write. Connections from [trusted proxies](Server::trusted_proxies)
 //!   count against the cap only.
@@ -22,8 +22,8 @@
 //!   and counters for a `/metrics` page ([`Server::counters`]); after a burst of connections
 //!   ends, the allocator's free pages go back to the system ([`Server::trim_after_bursts`]).
 //!
-//! Defaults: [`DEFAULT_HEADER_READ_TIMEOUT`], [`DEFAULT_IDLE_TIMEOUT`], [`DEFAULT_SHUTDOWN_GRACE`],
-//! [`DEFAULT_PER_CLIENT`], [`connection_cap`] and the protocol constants below.
+//! Each setter of [`Server`] states its default; SECURITY.md lists them all with what each
+//! bounds (a test holds the two to the code).
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -70,26 +70,19 @@ use tokio::net::TcpListener;
 
 pub use counters::{ConnectionCounters, ConnectionStats};
 pub use deadlines::Expired;
-pub use limits::{
-    CapError, LISTEN_BACKLOG, MAX_DEFAULT_CONNECTIONS, RESERVED_DESCRIPTORS,
-    WORST_CASE_CONNECTION_BYTES, bind, connection_cap, memory_limit, raise_descriptor_limit,
-};
-pub use protocol::{
-    HTTP1_BUFFER, HTTP2_CONNECTION_WINDOW, HTTP2_MAX_HEADER_LIST, HTTP2_MAX_LOCAL_RESETS,
-    HTTP2_MAX_PENDING_RESETS, HTTP2_MAX_STREAMS, HTTP2_SEND_BUFFER, HTTP2_STREAM_WINDOW,
-};
 pub use proxy::{BadHeader, BadRange, ForwardingHeader, TrustedProxies, Unknown};
 pub use signal::shutdown_signal;
-pub use slots::{ClientKey, DEFAULT_PER_CLIENT};
+pub use slots::ClientKey;
+use slots::DEFAULT_PER_CLIENT;
 
 /// The default [`Server::header_read_timeout`]: 10 s.
-pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default [`Server::idle_timeout`]: 60 s.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default [`Server::shutdown_grace`]: 30 s.
-pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 /// The default [`Server::upgrade_idle_timeout`]: 300 s.
-pub const DEFAULT_UPGRADE_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+const DEFAULT_UPGRADE_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -170,7 +163,7 @@ impl Server {
     }
 
     /// Binds the first address of `address` that can be bound (`"0.0.0.0:8080"`,
-    /// `"localhost:0"`, a `SocketAddr`) with a listen backlog of [`LISTEN_BACKLOG`] (tokio's
+    /// `"localhost:0"`, a `SocketAddr`) with a listen backlog of 4,096 (tokio's
     /// `bind` asks for 128: past that many new connections at once the kernel drops SYNs and
     /// each of those clients waits a second) and `SO_REUSEADDR`.
     ///
@@ -235,42 +228,44 @@ impl Server {
         self
     }
 
-    /// HTTP/2 streams open at once on one connection. Default [`HTTP2_MAX_STREAMS`].
+    /// HTTP/2 streams open at once on one connection. Default 64.
     pub fn http2_max_concurrent_streams(mut self, streams: u32) -> Self {
         self.protocol.http2_max_streams = streams;
         self
     }
 
-    /// The longest HTTP/2 header list accepted, decoded. Default [`HTTP2_MAX_HEADER_LIST`].
+    /// The longest HTTP/2 header list accepted, decoded. Default 16 KiB.
     pub fn http2_max_header_list_size(mut self, bytes: u32) -> Self {
         self.protocol.http2_max_header_list = bytes;
         self
     }
 
-    /// Bytes queued ahead of the socket per HTTP/2 stream. Default [`HTTP2_SEND_BUFFER`].
+    /// Bytes queued ahead of the socket per HTTP/2 stream. Default 256 KiB.
     pub fn http2_max_send_buf_size(mut self, bytes: usize) -> Self {
         self.protocol.http2_send_buffer = bytes;
         self
     }
 
     /// HTTP/1's read buffer limit (a longer request head gets 431) and write buffer size.
-    /// Default [`HTTP1_BUFFER`]; hyper needs at least 8 KiB.
+    /// Default 16 KiB; hyper needs at least 8 KiB.
     pub fn http1_max_buf_size(mut self, bytes: usize) -> Self {
         self.protocol.http1_buffer = bytes.max(8192);
         self
     }
 
-    /// Connections open at once. Default: the open-file limit less [`RESERVED_DESCRIPTORS`],
-    /// and half the memory limit over [`WORST_CASE_CONNECTION_BYTES`], at most
-    /// [`MAX_DEFAULT_CONNECTIONS`] ([`connection_cap`]). A cap the open-file limit cannot hold
-    /// makes [`serve`](Self::serve) fail at start ([`CapError`]).
+    /// Connections open at once. Default: the open-file limit less 64 (kept for the
+    /// listeners and the application's files), no more than half the memory limit (cgroup v1
+    /// or v2, or the machine's) less the heap bodies' budget, over 384 KiB (what one
+    /// connection can make the server hold at most), and at most 16,384. A cap the open-file
+    /// limit cannot hold makes [`serve`](Self::serve) fail at start, as `InvalidInput`. The cap
+    /// in force is logged at start (`tracing`, info).
     pub fn max_connections(mut self, cap: usize) -> Self {
         self.max_connections = Some(u64::try_from(cap).unwrap_or(u64::MAX));
         self
     }
 
     /// Connections one client (an IPv4 address, an IPv6 /64) may hold; beyond it its own
-    /// longest idle one is closed, or the new one refused. Default [`DEFAULT_PER_CLIENT`].
+    /// longest idle one is closed, or the new one refused. Default 256.
     pub fn max_connections_per_client(mut self, cap: usize) -> Self {
         self.per_client = cap;
         self
@@ -286,7 +281,7 @@ impl Server {
     }
 
     /// Whether [`serve`](Self::serve) raises the soft open-file limit to the hard limit before
-    /// it sizes the default cap ([`raise_descriptor_limit`]). Default yes.
+    /// it sizes the default cap. Default yes.
     pub fn raise_open_file_limit(mut self, raise: bool) -> Self {
         self.raise_open_file_limit = raise;
         self
@@ -331,5 +326,147 @@ impl Server {
     /// The connection counters, to read while the server runs (take them before `serve`).
     pub fn counters(&self) -> ConnectionCounters {
         self.counters.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::limits::{
+        LISTEN_BACKLOG, MAX_DEFAULT_CONNECTIONS, RESERVED_DESCRIPTORS, WORST_CASE_CONNECTION_BYTES,
+    };
+    use super::protocol::{
+        HTTP1_BUFFER, HTTP2_CONNECTION_WINDOW, HTTP2_MAX_HEADER_LIST, HTTP2_MAX_PENDING_RESETS,
+        HTTP2_MAX_STREAMS, HTTP2_SEND_BUFFER, HTTP2_STREAM_WINDOW,
+    };
+    use super::{
+        DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_PER_CLIENT,
+        DEFAULT_SHUTDOWN_GRACE, DEFAULT_UPGRADE_IDLE_TIMEOUT,
+    };
+
+    /// Doc comments and Markdown as one line of words: wrapping and comment markers aside.
+    fn words(text: &str) -> String {
+        text.lines()
+            .map(|line| {
+                let line = line.trim_start();
+                line.strip_prefix("//!")
+                    .or_else(|| line.strip_prefix("///"))
+                    .unwrap_or(line)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn kib(bytes: impl Into<u64>) -> u64 {
+        bytes.into() / 1024
+    }
+
+    fn thousands(number: u64) -> String {
+        let digits = number.to_string();
+        let mut out = String::new();
+        for (index, digit) in digits.chars().enumerate() {
+            if index > 0 && (digits.len() - index) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(digit);
+        }
+        out
+    }
+
+    /// Each default is a constant of this module; the setters' docs state its value, and so
+    /// does SECURITY.md (below). A constant changed without its statements fails.
+    #[test]
+    fn the_setters_state_each_default_as_the_code_has_it() {
+        let docs = words(include_str!("mod.rs"));
+        let secs = |duration: std::time::Duration| duration.as_secs();
+        let stated_in_docs = [
+            format!("HTTP/2 streams open at once on one connection. Default {HTTP2_MAX_STREAMS}."),
+            format!(
+                "header list accepted, decoded. Default {} KiB.",
+                kib(HTTP2_MAX_HEADER_LIST)
+            ),
+            format!(
+                "per HTTP/2 stream. Default {} KiB.",
+                kib(HTTP2_SEND_BUFFER as u64)
+            ),
+            format!(
+                "write buffer size. Default {} KiB;",
+                kib(HTTP1_BUFFER as u64)
+            ),
+            format!(
+                "({} KiB a stream, {} KiB a connection)",
+                kib(HTTP2_STREAM_WINDOW),
+                kib(HTTP2_CONNECTION_WINDOW)
+            ),
+            format!("the new one refused. Default {DEFAULT_PER_CLIENT}."),
+            format!("listen backlog of {}", thousands(LISTEN_BACKLOG.into())),
+            format!("open-file limit less {RESERVED_DESCRIPTORS}"),
+            format!("over {} KiB", kib(WORST_CASE_CONNECTION_BYTES)),
+            format!("at most {}.", thousands(MAX_DEFAULT_CONNECTIONS)),
+            format!("Default {} s.", secs(DEFAULT_IDLE_TIMEOUT)),
+            format!("Default {} s;", secs(DEFAULT_UPGRADE_IDLE_TIMEOUT)),
+            format!("Default {} s.", secs(DEFAULT_SHUTDOWN_GRACE)),
+            format!(
+                "([`Server::header_read_timeout`], {} s:",
+                secs(DEFAULT_HEADER_READ_TIMEOUT)
+            ),
+        ];
+        for statement in &stated_in_docs {
+            assert!(
+                docs.contains(statement.as_str()),
+                "the docs do not say: {statement}"
+            );
+        }
+    }
+
+    /// SECURITY.md's table of limits states each default as the code has it.
+    #[test]
+    fn security_md_states_each_default_as_the_code_has_it() {
+        let security = words(include_str!("../../../../../SECURITY.md"));
+        let secs = |duration: std::time::Duration| duration.as_secs();
+        let stated_in_security = [
+            format!("| HTTP/2 streams per connection | {HTTP2_MAX_STREAMS} |"),
+            format!(
+                "| HTTP/2 header list (decoded) | {} KiB |",
+                kib(HTTP2_MAX_HEADER_LIST)
+            ),
+            format!(
+                "(references, no copies) | {} KiB |",
+                kib(HTTP2_SEND_BUFFER as u64)
+            ),
+            format!("and write buffer | {} KiB |", kib(HTTP1_BUFFER as u64)),
+            format!(
+                "| {} KiB a stream, {} KiB a connection |",
+                kib(HTTP2_STREAM_WINDOW),
+                kib(HTTP2_CONNECTION_WINDOW)
+            ),
+            format!("(rapid reset) | {HTTP2_MAX_PENDING_RESETS} |"),
+            format!("trusted proxies excepted) | {DEFAULT_PER_CLIENT} |"),
+            format!(
+                "| {}, capped by `net.core.somaxconn`",
+                thousands(LISTEN_BACKLOG.into())
+            ),
+            format!("taken as {} KiB", kib(WORST_CASE_CONNECTION_BYTES)),
+            format!("at most {} connections", thousands(MAX_DEFAULT_CONNECTIONS)),
+            format!("open-file limit less {RESERVED_DESCRIPTORS}"),
+            format!(
+                "| {} s | `header_read_timeout`",
+                secs(DEFAULT_HEADER_READ_TIMEOUT)
+            ),
+            format!("| {} s | `idle_timeout`", secs(DEFAULT_IDLE_TIMEOUT)),
+            format!(
+                "| {} s | `upgrade_idle_timeout` |",
+                secs(DEFAULT_UPGRADE_IDLE_TIMEOUT)
+            ),
+            format!("| {} s | `shutdown_grace`", secs(DEFAULT_SHUTDOWN_GRACE)),
+        ];
+        for statement in &stated_in_security {
+            assert!(
+                security.contains(statement.as_str()),
+                "SECURITY.md does not say: {statement}"
+            );
+        }
     }
 }

@@ -8,22 +8,22 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use hyper_util::server::conn::auto;
 
 /// HTTP/1's read buffer limit (request heads longer get 431) and write buffer size: 16 KiB.
-pub const HTTP1_BUFFER: usize = 16 * 1024;
+pub(super) const HTTP1_BUFFER: usize = 16 * 1024;
 /// HTTP/2 streams open at once per connection.
-pub const HTTP2_MAX_STREAMS: u32 = 64;
+pub(super) const HTTP2_MAX_STREAMS: u32 = 64;
 /// The longest HTTP/2 header list accepted (decoded), as HTTP/1's buffer.
-pub const HTTP2_MAX_HEADER_LIST: u32 = 16 * 1024;
+pub(super) const HTTP2_MAX_HEADER_LIST: u32 = 16 * 1024;
 /// Bytes hyper queues ahead of the socket per HTTP/2 stream (references to the answer's bytes;
 /// no copies).
-pub const HTTP2_SEND_BUFFER: usize = 256 * 1024;
+pub(super) const HTTP2_SEND_BUFFER: usize = 256 * 1024;
 /// What a client may send on one HTTP/2 stream before it is read: 64 KiB.
-pub const HTTP2_STREAM_WINDOW: u32 = 64 * 1024;
+pub(super) const HTTP2_STREAM_WINDOW: u32 = 64 * 1024;
 /// What a client may send on one HTTP/2 connection before it is read: 128 KiB.
-pub const HTTP2_CONNECTION_WINDOW: u32 = 128 * 1024;
+pub(super) const HTTP2_CONNECTION_WINDOW: u32 = 128 * 1024;
 /// Streams a client may open and reset before they are answered (rapid reset, CVE-2023-44487).
-pub const HTTP2_MAX_PENDING_RESETS: usize = 20;
+pub(super) const HTTP2_MAX_PENDING_RESETS: usize = 20;
 /// Streams the server may reset for a client's errors before the connection is closed.
-pub const HTTP2_MAX_LOCAL_RESETS: usize = 1024;
+pub(super) const HTTP2_MAX_LOCAL_RESETS: usize = 1024;
 
 /// The protocol limits of a [`Server`](super::Server).
 #[derive(Debug, Clone, Copy)]

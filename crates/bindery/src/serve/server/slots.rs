@@ -36,7 +36,7 @@ use super::proxy::TrustedProxies;
 
 /// The default number of connections one client may hold open
 /// ([`Server::max_connections_per_client`](super::Server::max_connections_per_client)).
-pub const DEFAULT_PER_CLIENT: usize = 256;
+pub(super) const DEFAULT_PER_CLIENT: usize = 256;
 
 /// Answered HTTP/2 streams one client may reset at once before the connection that resets is
 /// ended; the allowance refills at [`RESETS_PER_SECOND`].
