@@ -38,9 +38,9 @@ const FACTS: [Fact; 3] = [
         ],
     },
     Fact {
-        what: "`nosniff` (`NOSNIFF` in crates/bindery/src/serve/response.rs)",
+        what: "`nosniff` (`NOSNIFF` in crates/bindery/src/serve/stages/response.rs)",
         spells: |line| line.contains("from_static(\"nosniff\")"),
-        home: &["crates/bindery/src/serve/response.rs"],
+        home: &["crates/bindery/src/serve/stages/response.rs"],
     },
     Fact {
         what: "the contract number (`CONTRACT`; write `__private_v{CONTRACT}` in prose)",

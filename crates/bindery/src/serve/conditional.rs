@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use http::HeaderMap;
 use http::header::{IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_UNMODIFIED_SINCE};
 
-use super::head::{RequestHead, first_text, text};
+use crate::serve::head::{RequestHead, first_text, text};
 
 /// What a request's preconditions say about the selected representation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

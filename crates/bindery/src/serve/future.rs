@@ -10,7 +10,7 @@ use http::header::VARY;
 use http::{HeaderValue, Response, StatusCode};
 use http_body_util::Either;
 
-use super::body::Body;
+use crate::serve::body::Body;
 
 /// The future of [`ServeCatalog`](super::ServeCatalog)'s answers: ready at once, except for a
 /// large decompression, which runs on tokio's blocking pool within the service's bounds (see

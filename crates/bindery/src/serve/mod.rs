@@ -37,53 +37,36 @@
 //! connection cap, `TCP_NODELAY`, graceful shutdown) or by `axum::serve`, which bounds none of
 //! those and leaves `TCP_NODELAY` off (small-file throughput then waits on delayed ACKs).
 //!
-//! The module is a line of stages over plain data: [`RequestHead`] in; the decision (decide.rs:
-//! an `Outcome` from the site and the request); the response's status and headers
-//! (response.rs, from the `Outcome`); its body (bodies.rs: lent, cached, decompressed within
-//! bounds, or copied); out through [`ServeCatalog`] (service.rs), set up by [`Builder`].
+//! Two levels: the public types here (one file each), and three folders behind them.
+//! `setup/` is what [`Builder`] resolves once; `stages/` is a line of stages over plain data,
+//! run per request ([`RequestHead`] in; `decide` makes an `Outcome` from the site and the
+//! request; `response` its status and headers; `bodies` its body: lent, cached, inflated
+//! within bounds, or copied; out through [`ServeCatalog`]); `http/` holds the rules the stages
+//! apply (ranges, negotiation, paths). `server/` is [`Server`]'s own.
 
-mod bodies;
 mod body;
-mod budget;
-mod build_error;
-mod builder;
-mod cache;
 pub mod cache_control;
 pub mod conditional;
-mod config;
-mod csp;
-mod decide;
-mod dictionary;
-mod encoding;
 pub mod future;
 mod head;
-mod inflate;
-mod inline_scripts;
-mod memory_plan;
-mod multipart;
+mod http;
 mod not_found;
-mod outcome;
 mod page;
-mod path;
-mod path_headers;
-mod prepared;
-mod range;
-mod response;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
 mod service;
-mod site;
-mod tags;
+mod setup;
+mod stages;
 
 pub use body::Body;
-pub use build_error::BuildError;
-pub use builder::Builder;
-pub use config::Decompression;
-pub use csp::Csp;
 pub use head::RequestHead;
 pub use not_found::NotFoundService;
 pub use page::Page;
 #[cfg(feature = "server")]
 pub use server::Server;
 pub use service::{ServeCatalog, Stats};
+pub use setup::build_error::BuildError;
+pub use setup::builder::Builder;
+pub use setup::config::Decompression;
+pub use setup::csp::Csp;

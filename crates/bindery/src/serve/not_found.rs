@@ -7,9 +7,9 @@ use http::{Request, Response};
 use http_body_util::Either;
 use tower_service::Service;
 
-use super::body::Body;
-use super::future::NotFoundFuture;
-use super::service::{Miss, ServeCatalog};
+use crate::serve::body::Body;
+use crate::serve::future::NotFoundFuture;
+use crate::serve::service::{Miss, ServeCatalog};
 
 /// A [`ServeCatalog`] that hands every request it has no file for (after its SPA fallback and
 /// aliases) to another tower service (a page of the application's, a router) and answers with

@@ -2,15 +2,15 @@
 //! service can serve: its SPA fallback and 404 page can then be the same page, with the same
 //! headers, as the application's own route sends ([`ServeCatalog::with_spa_page`]).
 //!
-//! [`ServeCatalog::with_spa_page`]: super::ServeCatalog::with_spa_page
+//! [`ServeCatalog::with_spa_page`]: crate::serve::ServeCatalog::with_spa_page
 
 use bytes::Bytes;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue, Response, StatusCode};
 
-use super::body::Body;
-use super::cache_control::NO_CACHE;
 use crate::EmbeddedFile;
+use crate::serve::body::Body;
+use crate::serve::cache_control::NO_CACHE;
 
 /// A rendered HTML page and the headers it is sent with (a `Content-Security-Policy` with its
 /// scripts' hashes, a `Link` of preloads…), always as `text/html; charset=utf-8` with
@@ -80,7 +80,10 @@ impl Page {
         }
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(HTML));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static(NO_CACHE));
-        headers.insert(X_CONTENT_TYPE_OPTIONS, super::response::NOSNIFF);
+        headers.insert(
+            X_CONTENT_TYPE_OPTIONS,
+            crate::serve::stages::response::NOSNIFF,
+        );
         if let Ok(etag) = HeaderValue::try_from(self.etag()) {
             headers.insert(ETAG, etag);
         }

@@ -8,20 +8,20 @@ use std::task::{Context, Poll};
 use http::{Request, Response};
 use tower_service::Service;
 
-use super::bodies::{Answer, Bodies};
-use super::body::Body;
-use super::cache_control::NO_CACHE;
-use super::config::Chosen;
-use super::decide;
-use super::future::ResponseFuture;
-use super::head::RequestHead;
-use super::outcome::Outcome;
-use super::page::Page;
-use super::prepared::Prepared;
-use super::response;
-use super::site::Site;
 use crate::Catalog;
 use crate::Error;
+use crate::serve::body::Body;
+use crate::serve::cache_control::NO_CACHE;
+use crate::serve::future::ResponseFuture;
+use crate::serve::head::RequestHead;
+use crate::serve::page::Page;
+use crate::serve::setup::config::Chosen;
+use crate::serve::setup::prepared::Prepared;
+use crate::serve::setup::site::Site;
+use crate::serve::stages::bodies::{Answer, Bodies};
+use crate::serve::stages::decide;
+use crate::serve::stages::outcome::Outcome;
+use crate::serve::stages::response;
 
 /// A service serving a `&'static Catalog`: a tower `Service` for axum, hyper and tower-based
 /// servers, and the core of the actix-web and rocket adapters. Cheap to clone (shared state
@@ -170,7 +170,7 @@ impl ServeCatalog {
     pub fn entry_tags(&self, names: &[&str]) -> Result<String, Error> {
         let url = |path: &str| self.site.url(path);
         let map = self.import_map()?;
-        super::tags::entry_tags(self.site.catalog, &map, &url, names)
+        crate::serve::setup::tags::entry_tags(self.site.catalog, &map, &url, names)
     }
 
     /// The `Link` header value that preloads what the entry points `names` need
@@ -188,7 +188,7 @@ impl ServeCatalog {
     /// ```
     pub fn entry_link_header(&self, names: &[&str]) -> Result<String, Error> {
         let url = |path: &str| self.site.url(path);
-        super::tags::link_header(self.site.catalog, &url, names, true)
+        crate::serve::setup::tags::link_header(self.site.catalog, &url, names, true)
     }
 
     /// The CSP source (`'sha256-…'`) that allows the import map [`entry_tags`](Self::entry_tags)
@@ -206,12 +206,15 @@ impl ServeCatalog {
     }
 
     /// The import map: the one made with the service, or, for a dev catalog, one made now.
-    fn import_map(&self) -> Result<std::borrow::Cow<'_, super::tags::ImportMap>, Error> {
+    fn import_map(
+        &self,
+    ) -> Result<std::borrow::Cow<'_, crate::serve::setup::tags::ImportMap>, Error> {
         if !self.site.catalog.is_dev() {
             return Ok(std::borrow::Cow::Borrowed(&self.site.import_map));
         }
         let url = |path: &str| self.site.url(path);
-        super::tags::ImportMap::new(self.site.catalog, &url).map(std::borrow::Cow::Owned)
+        crate::serve::setup::tags::ImportMap::new(self.site.catalog, &url)
+            .map(std::borrow::Cow::Owned)
     }
 
     /// The catalog this service serves.
@@ -282,8 +285,9 @@ impl ServeCatalog {
     /// `page` as a file the service serves, its headers prepared once.
     fn page_as_file(&self, page: &Page) -> Chosen {
         let file = page.leak_as_file(&self.site.config.index_file);
-        let reserved =
-            |name: &http::HeaderName| super::path_headers::is_written_by_the_service(name);
+        let reserved = |name: &http::HeaderName| {
+            crate::serve::setup::path_headers::is_written_by_the_service(name)
+        };
         let extra: Box<[(http::HeaderName, http::HeaderValue)]> = page
             .headers()
             .iter()
@@ -295,7 +299,10 @@ impl ServeCatalog {
     }
 
     /// This service with `change` made to its setup (its bodies and counters shared).
-    fn with_config(self, change: impl FnOnce(&mut super::config::Config)) -> ServeCatalog {
+    fn with_config(
+        self,
+        change: impl FnOnce(&mut crate::serve::setup::config::Config),
+    ) -> ServeCatalog {
         let mut site = Site::clone(&self.site);
         change(&mut site.config);
         ServeCatalog {

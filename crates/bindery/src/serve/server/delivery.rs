@@ -27,7 +27,7 @@ use super::frames::{Block, Frames};
 pub use super::in_flight::HTTP2_FRAME;
 use super::in_flight::InFlight;
 use super::slots::Slot;
-use crate::serve::budget;
+use crate::serve::stages::budget;
 
 /// A connection's service as hyper calls it: each request started on the connection's
 /// [`Activity`] when hyper calls it (its head is complete), its answer's body [`Tracked`], and

@@ -106,7 +106,7 @@ pub(super) fn descriptor_limit() -> u64 {
 /// `memory.limit_in_bytes`, the groups above included) and the machine's memory; `None` where
 /// none can be read.
 pub(super) fn memory_limit() -> Option<u64> {
-    crate::serve::memory_plan::memory_limit()
+    crate::serve::stages::memory_plan::memory_limit()
 }
 
 /// The connection cap for a descriptor limit and a memory limit: `requested`, when it fits the
@@ -132,7 +132,7 @@ pub(super) fn connection_cap(
         Some(requested) => requested,
         None => {
             let by_memory = memory_limit.map_or(u64::MAX, |memory| {
-                crate::serve::memory_plan::connection_bytes_for(memory)
+                crate::serve::stages::memory_plan::connection_bytes_for(memory)
                     / WORST_CASE_CONNECTION_BYTES
             });
             available.min(by_memory).clamp(1, MAX_DEFAULT_CONNECTIONS)

@@ -4,7 +4,7 @@
 
 use base64::Engine as _;
 
-use super::head::text;
+use crate::serve::head::text;
 
 /// The SHA-256 an `Available-Dictionary` value names (a structured-field byte sequence,
 /// `:<base64>:`), or `None` when it is not one of 32 bytes.

@@ -12,14 +12,14 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Response, StatusCode};
 
-use super::body::Body;
-use super::budget::Budget;
-use super::cache::DecompressedCache;
-use super::config::ErrorBody;
-use super::inflate::{Failure, Inflated, Inflater};
-use super::multipart;
-use super::range::Part;
-use super::response::{Plan, error_with};
+use crate::serve::body::Body;
+use crate::serve::http::multipart;
+use crate::serve::http::range::Part;
+use crate::serve::setup::config::ErrorBody;
+use crate::serve::stages::budget::Budget;
+use crate::serve::stages::cache::DecompressedCache;
+use crate::serve::stages::inflate::{Failure, Inflated, Inflater};
+use crate::serve::stages::response::{Plan, error_with};
 use crate::{EmbeddedFile, Mode};
 
 /// Where identity bodies come from, shared by a service and its clones.

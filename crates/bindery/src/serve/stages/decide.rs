@@ -6,16 +6,16 @@
 use http::StatusCode;
 use http::header::{ACCEPT, ACCEPT_ENCODING, IF_RANGE, RANGE};
 
-use super::conditional::{self, Verdict};
-use super::dictionary;
-use super::encoding::Accepted;
-use super::head::{RequestHead, first_text, text};
-use super::outcome::{Headers, Outcome, Refusal, Selection, Served, Target};
-use super::path::{self, joined};
-use super::prepared::{Prepared, Representation};
-use super::range::{self, Decision, Part};
-use super::site::Site;
 use crate::EmbeddedFile;
+use crate::serve::conditional::{self, Verdict};
+use crate::serve::head::{RequestHead, first_text, text};
+use crate::serve::http::dictionary;
+use crate::serve::http::encoding::Accepted;
+use crate::serve::http::path::{self, joined};
+use crate::serve::http::range::{self, Decision, Part};
+use crate::serve::setup::prepared::{Prepared, Representation};
+use crate::serve::setup::site::Site;
+use crate::serve::stages::outcome::{Headers, Outcome, Refusal, Selection, Served, Target};
 
 /// Decides what `request` gets.
 pub(crate) fn decide<'a>(site: &'a Site, request: &impl RequestHead) -> Outcome<'a> {
@@ -271,7 +271,7 @@ fn range_part(
     if !holds {
         return whole;
     }
-    match range::decide(range_header, file.len() as u64) {
+    match range::select(range_header, file.len() as u64) {
         Decision::Serve(part) => Selection::Part(part),
         Decision::Unsatisfiable => Selection::Refused(Refusal::Unsatisfiable),
     }

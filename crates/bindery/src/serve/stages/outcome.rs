@@ -3,8 +3,8 @@
 
 use http::StatusCode;
 
-use super::prepared::{Prepared, Representation};
-use super::range::Part;
+use crate::serve::http::range::Part;
+use crate::serve::setup::prepared::{Prepared, Representation};
 
 /// The outcome of a request.
 pub(crate) enum Outcome<'a> {

@@ -1,8 +1,8 @@
 //! Decompressing gzip-stored files for clients that do not accept gzip, within bounds: one
 //! decompression in flight per file and length (the requests that want the same bytes wait
 //! for it, and share its buffer and its lease of the byte budget), at most
-//! [`Decompression::at_once`](super::Decompression::at_once) at once across the service and its
-//! clones, at most [`Decompression::queue`](super::Decompression::queue) more waiting for a turn
+//! [`Decompression::at_once`](crate::serve::Decompression::at_once) at once across the service and its
+//! clones, at most [`Decompression::queue`](crate::serve::Decompression::queue) more waiting for a turn
 //! (an eighth of them for one client, as the server tells it: budget.rs)
 //! (beyond that, or beyond the byte budget, a request gets 503 with `Retry-After` at once), no
 //! further than the end of the range asked for, and stopped when every request that wanted it
@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use bytes::Bytes;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
-use super::budget::{self, Budget};
-use super::cache::DecompressedCache;
 use crate::EmbeddedFile;
+use crate::serve::stages::budget::{self, Budget};
+use crate::serve::stages::cache::DecompressedCache;
 
 /// Counters of the bounded decompression.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub(crate) struct Inflated {
     pub(crate) bytes: Bytes,
     /// For a prefix (a range's bytes), the decompression's turn, held until the bodies have
     /// taken what they need of it (a small range is copied out, the prefix freed): so that at
-    /// most [`Decompression::at_once`](super::Decompression::at_once) prefixes are alive
+    /// most [`Decompression::at_once`](crate::serve::Decompression::at_once) prefixes are alive
     /// beyond what bodies keep, however slowly the waiting requests are polled. A whole file
     /// gives its turn back at once: its body keeps all of it anyway.
     pub(crate) turn: Option<Arc<OwnedSemaphorePermit>>,

@@ -1,7 +1,7 @@
-//! Why [`Builder::build`](super::Builder::build) refused a setup: one type for every setter it
+//! Why [`Builder::build`](crate::serve::Builder::build) refused a setup: one type for every setter it
 //! checks.
 
-/// Why [`Builder::build`](super::Builder::build) refused a setup.
+/// Why [`Builder::build`](crate::serve::Builder::build) refused a setup.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -19,7 +19,7 @@ pub enum BuildError {
     #[cfg(feature = "overlay")]
     #[error("overlay: it lies over another catalog than the one this service serves")]
     OverlayOfAnotherCatalog,
-    /// A glob given to [`Builder::headers`](super::Builder::headers) that does not compile.
+    /// A glob given to [`Builder::headers`](crate::serve::Builder::headers) that does not compile.
     #[error("headers: the glob {glob:?} is not valid: {message}")]
     BadGlob {
         /// The glob as given.
@@ -27,7 +27,7 @@ pub enum BuildError {
         /// What is wrong with it.
         message: String,
     },
-    /// A header given to [`Builder::headers`](super::Builder::headers) that cannot be sent as it is.
+    /// A header given to [`Builder::headers`](crate::serve::Builder::headers) that cannot be sent as it is.
     #[error("headers for {glob:?}: {name:?}: {reason}")]
     BadHeader {
         /// The glob it was given for.
@@ -37,7 +37,7 @@ pub enum BuildError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// [`Builder::content_security_policy`](super::Builder::content_security_policy) over an
+    /// [`Builder::content_security_policy`](crate::serve::Builder::content_security_policy) over an
     /// HTML file with an inline script whose hash the build did not record: the browser would
     /// block the script.
     #[error(

@@ -44,7 +44,7 @@ pub(crate) struct Prepared {
     /// Every encoded representation, smallest first (ties in [`Encoding::ALL`] order), so the
     /// first of the best q-value is the smallest.
     pub representations: Box<[Representation]>,
-    /// Headers added by path ([`Builder::headers`](super::Builder::headers)), in order.
+    /// Headers added by path ([`Builder::headers`](crate::serve::Builder::headers)), in order.
     pub extra: Box<[(HeaderName, HeaderValue)]>,
     /// The file compressed against earlier versions of it, by the dictionary's SHA-256,
     /// smallest first (`dictionaries = true` with kept releases).

@@ -6,7 +6,7 @@ use std::fmt;
 /// A `Content-Security-Policy` value with script hashes added to its `script-src`: start from
 /// the policy you want, add the `'sha256-…'` sources of the page's inline scripts
 /// ([`Catalog::script_hashes`](crate::Catalog::script_hashes)) and of the import map
-/// ([`ServeCatalog::import_map_hash`](super::ServeCatalog::import_map_hash)), and send it.
+/// ([`ServeCatalog::import_map_hash`](crate::serve::ServeCatalog::import_map_hash)), and send it.
 /// Without a `script-src`, the hashes go into one that starts as a copy of `default-src`
 /// (which it replaces for scripts), or as `'self'` when the policy has neither.
 ///

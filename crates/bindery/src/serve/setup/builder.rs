@@ -7,18 +7,18 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode};
 
-use super::bodies::Bodies;
-use super::budget::Budget;
-use super::build_error::BuildError;
-use super::cache::DecompressedCache;
-use super::cache_control::{self, NO_CACHE};
-use super::config::{Chosen, Config, Decompression};
-use super::inflate::Inflater;
-use super::path_headers::{self, PathHeaders};
-use super::prepared::Prepared;
-use super::service::ServeCatalog;
-use super::site::Site;
-use super::tags::ImportMap;
+use crate::serve::cache_control::{self, NO_CACHE};
+use crate::serve::service::ServeCatalog;
+use crate::serve::setup::build_error::BuildError;
+use crate::serve::setup::config::{Chosen, Config, Decompression};
+use crate::serve::setup::path_headers::{self, PathHeaders};
+use crate::serve::setup::prepared::Prepared;
+use crate::serve::setup::site::Site;
+use crate::serve::setup::tags::ImportMap;
+use crate::serve::stages::bodies::Bodies;
+use crate::serve::stages::budget::Budget;
+use crate::serve::stages::cache::DecompressedCache;
+use crate::serve::stages::inflate::Inflater;
 use crate::{Catalog, EmbeddedFile};
 
 /// A policy of `Cache-Control` values by file.
@@ -75,7 +75,7 @@ impl ServeCatalog {
     /// fallback and no 404 page (misses get an empty 404), [`cache_control::default`]
     /// caching, no decompressed-body cache.
     ///
-    /// [`cache_control::default`]: super::cache_control::default
+    /// [`cache_control::default`]: crate::serve::cache_control::default
     ///
     /// ```
     /// static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
@@ -95,7 +95,7 @@ impl ServeCatalog {
 
 impl Builder {
     /// The longest raw request path accepted unless told otherwise ([`max_path_len`](Self::max_path_len)).
-    pub const DEFAULT_MAX_PATH_LEN: usize = super::config::DEFAULT_MAX_PATH_LEN;
+    pub const DEFAULT_MAX_PATH_LEN: usize = crate::serve::setup::config::DEFAULT_MAX_PATH_LEN;
 
     pub(crate) fn new(catalog: &'static Catalog) -> Builder {
         Builder {
@@ -229,7 +229,7 @@ impl Builder {
     }
 
     /// Sends every HTML file with `Content-Security-Policy`: `policy`, with the hashes of that
-    /// file's own inline scripts added to its `script-src` ([`Csp`](super::Csp); the catalog
+    /// file's own inline scripts added to its `script-src` ([`Csp`](crate::serve::Csp); the catalog
     /// built with `script_hashes = true`, feature `csp`), so that a page keeps working under a
     /// policy without `'unsafe-inline'` and a script injected into it is refused. Made per file
     /// when the service is built. A policy [`headers`](Self::headers) sets for a file wins. A
@@ -391,7 +391,7 @@ impl Builder {
             }
             let is_inline = file
                 .contents()
-                .is_ok_and(|html| super::inline_scripts::has_inline_script(&html));
+                .is_ok_and(|html| crate::serve::setup::inline_scripts::has_inline_script(&html));
             if is_inline {
                 return Err(BuildError::InlineScriptWithoutHash {
                     path: file.path().to_owned(),
@@ -476,7 +476,7 @@ impl Builder {
             // A built catalog's bundle was checked at build time: every file is there.
             let url = |path: &str| site.url(path);
             let import_map = ImportMap::new(catalog, &url).unwrap_or_default();
-            let pages = super::tags::entry_pages(catalog, &url);
+            let pages = crate::serve::setup::tags::entry_pages(catalog, &url);
             site.import_map = import_map;
             for (index, link) in pages {
                 add_header(&mut site.prepared[index], http::header::LINK, link);
@@ -485,7 +485,7 @@ impl Builder {
                 for prepared in site.prepared.iter_mut() {
                     let file = prepared.file;
                     if file.mime() == "text/html" {
-                        let policy = super::Csp::new(policy)
+                        let policy = crate::serve::Csp::new(policy)
                             .script_hashes(catalog.script_hashes(file.path()))
                             .to_string();
                         if let Ok(value) = HeaderValue::try_from(policy) {

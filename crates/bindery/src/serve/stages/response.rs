@@ -8,16 +8,16 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 
-use super::body::Body;
-use super::cache_control::IMMUTABLE;
-use super::config::ErrorBody;
-use super::multipart;
-use super::outcome::{Outcome, Refusal, Selection, Served};
-use super::path::NOT_URI;
-use super::prepared::Prepared;
-use super::range::Part;
-use super::site::Site;
 use crate::EmbeddedFile;
+use crate::serve::body::Body;
+use crate::serve::cache_control::IMMUTABLE;
+use crate::serve::http::multipart;
+use crate::serve::http::path::NOT_URI;
+use crate::serve::http::range::Part;
+use crate::serve::setup::config::ErrorBody;
+use crate::serve::setup::prepared::Prepared;
+use crate::serve::setup::site::Site;
+use crate::serve::stages::outcome::{Outcome, Refusal, Selection, Served};
 
 /// `Use-As-Dictionary` (RFC 9842 §2.1).
 const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");

@@ -1,4 +1,4 @@
-//! What a service is set up with, as plain data: made once by the [`Builder`](super::Builder),
+//! What a service is set up with, as plain data: made once by the [`Builder`](crate::serve::Builder),
 //! read by every request.
 
 use std::sync::Arc;
@@ -6,19 +6,19 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode};
 
-use super::path_headers::PathHeaders;
+use crate::serve::setup::path_headers::PathHeaders;
 
 /// The longest raw request path accepted unless the builder is told otherwise.
 pub(crate) const DEFAULT_MAX_PATH_LEN: usize = 2048;
 
 /// A file of the catalog chosen when the service is built: its place in the table; for a dev
 /// catalog, whose files change on disk, its key, looked up per request; or a page the
-/// application rendered ([`Page`](super::Page)), with its headers made once.
+/// application rendered ([`Page`](crate::serve::Page)), with its headers made once.
 #[derive(Debug, Clone)]
 pub(crate) enum Chosen {
     Index(usize),
     Key(String),
-    Page(Arc<super::prepared::Prepared>),
+    Page(Arc<crate::serve::setup::prepared::Prepared>),
 }
 
 /// The body of an error answer, from the status and the reason bindery gives: its
@@ -43,7 +43,7 @@ pub(crate) struct Config {
     pub(crate) max_path_len: usize,
     /// What error answers carry; `None`: nothing.
     pub(crate) error_body: Option<ErrorBody>,
-    /// Headers added by path ([`Builder::headers`](super::Builder::headers)).
+    /// Headers added by path ([`Builder::headers`](crate::serve::Builder::headers)).
     pub(crate) path_headers: Arc<PathHeaders>,
     /// A folder laid over the catalog.
     #[cfg(feature = "overlay")]
@@ -85,7 +85,7 @@ impl Default for Config {
 
 /// How a service decompresses gzip-stored files for clients that do not accept gzip, and how
 /// many heap bytes such bodies (and `copy` mode's copies) may hold at once: one value, set with
-/// [`Builder::decompression`](super::Builder::decompression).
+/// [`Builder::decompression`](crate::serve::Builder::decompression).
 ///
 /// ```
 /// use bindery::serve::{Decompression, ServeCatalog};
@@ -102,7 +102,7 @@ pub struct Decompression {
     /// Files larger than this are decompressed on tokio's blocking pool (when the service
     /// runs inside a tokio runtime), so one large file never stalls an async worker; `None`
     /// decompresses every file in place. Default 64 KiB: smaller ones take microseconds.
-    /// [`ServeCatalog::respond`](super::ServeCatalog::respond), which has no runtime to hand
+    /// [`ServeCatalog::respond`](crate::serve::ServeCatalog::respond), which has no runtime to hand
     /// the work to, always decompresses in place.
     pub off_thread_above: Option<usize>,
     /// Keep decompressed bodies up to this many bytes (least recently used evicted first), so
@@ -124,21 +124,22 @@ pub struct Decompression {
     /// a request gets 503 with `Retry-After: 1`. Bodies of the binary's own bytes or of the
     /// cache cost nothing here. Default: an eighth of the memory limit (the cgroup's, v1 or
     /// v2, or the machine's), at most 256 MiB: the part the default connection cap of
-    /// [`Server`](super::Server) leaves for bodies. Every service left at the default shares
-    /// one budget in the process (its figures in [`Stats`](super::Stats) are the pool's).
+    /// [`Server`](crate::serve::Server) leaves for bodies. Every service left at the default shares
+    /// one budget in the process (its figures in [`Stats`](crate::serve::Stats) are the pool's).
     pub heap_budget: usize,
     /// At most this many of those bytes held by one client's requests (an IPv4 address, an
     /// IPv6 /64), so that one client's ranges cannot take the budget from the others; beyond
     /// it that client's requests get 503 and the others' go on. Applies where the server tells
-    /// the client ([`Server`](super::Server) does, except for a trusted proxy's connections).
+    /// the client ([`Server`](crate::serve::Server) does, except for a trusted proxy's connections).
     /// Default an eighth of the default `heap_budget`.
     pub heap_per_client: usize,
 }
 
 impl Default for Decompression {
     fn default() -> Self {
-        let heap_budget =
-            super::memory_plan::heap_budget_for(super::memory_plan::memory_limit_once());
+        let heap_budget = crate::serve::stages::memory_plan::heap_budget_for(
+            crate::serve::stages::memory_plan::memory_limit_once(),
+        );
         let heap_budget = usize::try_from(heap_budget).unwrap_or(usize::MAX);
         Decompression {
             off_thread_above: Some(64 * 1024),

@@ -3,10 +3,10 @@
 
 use http::HeaderValue;
 
-use super::cache_control::NO_CACHE;
-use super::config::{Chosen, Config};
-use super::outcome::{Headers, Target};
-use super::prepared::Prepared;
+use crate::serve::cache_control::NO_CACHE;
+use crate::serve::setup::config::{Chosen, Config};
+use crate::serve::setup::prepared::Prepared;
+use crate::serve::stages::outcome::{Headers, Target};
 use crate::{Catalog, EmbeddedFile};
 
 /// What a service was built with; immutable, shared by its clones.
@@ -19,14 +19,15 @@ pub(crate) struct Site {
     pub(crate) config: Config,
     /// The import map of the catalog's bundled scripts (`manifest = "vite"`), made once; a dev
     /// catalog makes it on each call, from the files as they are.
-    pub(crate) import_map: super::tags::ImportMap,
+    pub(crate) import_map: crate::serve::setup::tags::ImportMap,
 }
 
 impl Site {
     /// The absolute URL path of the catalog's file `path` (see `ServeCatalog::url`).
     pub(crate) fn url(&self, path: &str) -> Option<String> {
         let url = self.catalog.url(path)?;
-        let encoded = percent_encoding::utf8_percent_encode(url, super::path::URL_PATH);
+        let encoded =
+            percent_encoding::utf8_percent_encode(url, crate::serve::http::path::URL_PATH);
         Some(format!("{}/{encoded}", self.config.mount))
     }
 
@@ -141,7 +142,7 @@ impl Site {
         if key.is_empty() || key.ends_with('/') {
             return false;
         }
-        super::path::joined(&[key, "/", &self.config.index_file], |index| {
+        crate::serve::http::path::joined(&[key, "/", &self.config.index_file], |index| {
             #[cfg(feature = "overlay")]
             if let Some(overlay) = &self.config.overlay {
                 return overlay.file(index).is_some();

@@ -1,4 +1,4 @@
-//! Per-path response headers ([`Builder::headers`](super::Builder::headers)): globs over
+//! Per-path response headers ([`Builder::headers`](crate::serve::Builder::headers)): globs over
 //! catalog paths, each with headers to add (CORS, `Content-Security-Policy`,
 //! `Strict-Transport-Security`, `Referrer-Policy`, …). Checked and compiled when the service is
 //! built, and resolved then for every file of the catalog: a request only copies the prepared
@@ -8,10 +8,10 @@ use crate::facts::glob::Glob;
 use http::HeaderValue;
 use http::header::{self, HeaderName};
 
-use super::build_error::BuildError;
+use crate::serve::setup::build_error::BuildError;
 
 /// Headers the service writes itself, from the file and the request: set through other
-/// settings ([`Builder::cache_control`](super::Builder::cache_control)) or never by hand.
+/// settings ([`Builder::cache_control`](crate::serve::Builder::cache_control)) or never by hand.
 const OWNED: [HeaderName; 15] = [
     header::ACCEPT_RANGES,
     header::CACHE_CONTROL,
@@ -48,7 +48,7 @@ struct Rule {
     headers: Vec<(HeaderName, HeaderValue)>,
 }
 
-/// What [`Builder::headers`](super::Builder::headers) was given, checked at build.
+/// What [`Builder::headers`](crate::serve::Builder::headers) was given, checked at build.
 pub(crate) type Given = Vec<(String, Vec<(String, String)>)>;
 
 impl PathHeaders {

@@ -2,9 +2,9 @@
 //! client gets. Highest q-value wins, ties go to the smallest stored variant, `q=0` excludes,
 //! `*` covers codings not named, and identity is the answer when nothing else is acceptable.
 
-use super::head::text;
-use super::prepared::Representation;
 use crate::Encoding;
+use crate::serve::head::text;
+use crate::serve::setup::prepared::Representation;
 
 /// What an `Accept-Encoding` header says of the codings bindery can send: q-values in
 /// thousandths, `None` where a coding is not named.
@@ -125,7 +125,7 @@ mod tests {
 
     use super::Accepted;
     use crate::Encoding;
-    use crate::serve::prepared::Representation;
+    use crate::serve::setup::prepared::Representation;
 
     fn accepted(value: &str) -> Accepted {
         let mut headers = HeaderMap::new();

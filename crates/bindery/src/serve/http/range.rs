@@ -66,7 +66,7 @@ pub(crate) enum Decision {
 /// bytes. Satisfiable specs are kept (§14.1.1: a set is satisfiable if any of its ranges is);
 /// the ranges are sorted and overlapping or adjacent ones merged (§14.6 allows it), so the
 /// parts never hold a byte twice and never add up to more than the file.
-pub(crate) fn decide(text: &str, len: u64) -> Decision {
+pub(crate) fn select(text: &str, len: u64) -> Decision {
     let whole = Decision::Serve(Part::Whole);
     let Some((unit, specs)) = text.split_once('=') else {
         return whole;
@@ -164,7 +164,7 @@ fn merge(mut ranges: Vec<RangeInclusive<u64>>) -> Vec<RangeInclusive<u64>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Decision, MAX_PARTS, MAX_SPECS, Part, decide};
+    use super::{Decision, MAX_PARTS, MAX_SPECS, Part, select};
 
     fn partial(start: u64, end: u64) -> Decision {
         Decision::Serve(Part::Range(start..=end))
@@ -178,26 +178,26 @@ mod tests {
 
     #[test]
     fn single_ranges() {
-        assert_eq!(decide("bytes=0-0", 10), partial(0, 0));
-        assert_eq!(decide("bytes=-1", 10), partial(9, 9));
-        assert_eq!(decide("bytes=5-", 10), partial(5, 9));
-        assert_eq!(decide("bytes=2-100", 10), partial(2, 9));
-        assert_eq!(decide("bytes=-100", 10), partial(0, 9));
-        assert_eq!(decide("BYTES = 1-2", 10), partial(1, 2));
-        assert_eq!(decide("bytes=0-99999999999999999999999", 10), partial(0, 9));
+        assert_eq!(select("bytes=0-0", 10), partial(0, 0));
+        assert_eq!(select("bytes=-1", 10), partial(9, 9));
+        assert_eq!(select("bytes=5-", 10), partial(5, 9));
+        assert_eq!(select("bytes=2-100", 10), partial(2, 9));
+        assert_eq!(select("bytes=-100", 10), partial(0, 9));
+        assert_eq!(select("BYTES = 1-2", 10), partial(1, 2));
+        assert_eq!(select("bytes=0-99999999999999999999999", 10), partial(0, 9));
     }
 
     #[test]
     fn unsatisfiable_ranges() {
-        assert_eq!(decide("bytes=10-", 10), Decision::Unsatisfiable);
-        assert_eq!(decide("bytes=10-20", 10), Decision::Unsatisfiable);
-        assert_eq!(decide("bytes=-0", 10), Decision::Unsatisfiable);
-        assert_eq!(decide("bytes=0-0", 0), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=10-", 10), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=10-20", 10), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=-0", 10), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=0-0", 0), Decision::Unsatisfiable);
         assert_eq!(
-            decide("bytes=99999999999999999999999-", 10),
+            select("bytes=99999999999999999999999-", 10),
             Decision::Unsatisfiable
         );
-        assert_eq!(decide("bytes=10-11, 20-", 10), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=10-11, 20-", 10), Decision::Unsatisfiable);
     }
 
     #[test]
@@ -216,7 +216,7 @@ mod tests {
             "bytes=+1-2",
             "bytes=0-1,,3-4",
         ] {
-            assert_eq!(decide(text, 10), FULL, "{text}");
+            assert_eq!(select(text, 10), FULL, "{text}");
         }
     }
 
@@ -224,14 +224,14 @@ mod tests {
     fn several_ranges_are_sorted_merged_and_kept_apart_when_far() {
         let len = 10_000;
         assert_eq!(
-            decide("bytes=5000-5009,0-9", len),
+            select("bytes=5000-5009,0-9", len),
             parts(vec![0..=9, 5000..=5009])
         );
         // Overlapping and adjacent ranges become one: no byte is sent twice.
-        assert_eq!(decide("bytes=0-99,50-149,150-199", len), partial(0, 199));
-        assert_eq!(decide("bytes=0-1,5-9", len), parts(vec![0..=1, 5..=9]));
+        assert_eq!(select("bytes=0-99,50-149,150-199", len), partial(0, 199));
+        assert_eq!(select("bytes=0-1,5-9", len), parts(vec![0..=1, 5..=9]));
         // Unsatisfiable members are dropped when another is satisfiable (RFC 9110 §14.1.1).
-        assert_eq!(decide("bytes=0-9,20000-", len), partial(0, 9));
+        assert_eq!(select("bytes=0-9,20000-", len), partial(0, 9));
     }
 
     #[test]
@@ -244,12 +244,12 @@ mod tests {
             format!("bytes={}", specs.join(","))
         };
         assert!(
-            matches!(decide(&spread(MAX_PARTS), len), Decision::Serve(Part::Ranges(parts)) if parts.len() == MAX_PARTS)
+            matches!(select(&spread(MAX_PARTS), len), Decision::Serve(Part::Ranges(parts)) if parts.len() == MAX_PARTS)
         );
-        assert_eq!(decide(&spread(MAX_PARTS + 1), len), FULL);
-        assert_eq!(decide(&spread(MAX_SPECS + 1), len), FULL);
+        assert_eq!(select(&spread(MAX_PARTS + 1), len), FULL);
+        assert_eq!(select(&spread(MAX_SPECS + 1), len), FULL);
         // The same byte asked for a thousand times is not a thousand copies.
         let repeated = format!("bytes={}", vec!["0-"; 30].join(","));
-        assert_eq!(decide(&repeated, len), partial(0, len - 1));
+        assert_eq!(select(&repeated, len), partial(0, len - 1));
     }
 }
