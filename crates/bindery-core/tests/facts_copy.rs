@@ -7,7 +7,15 @@
 use std::path::Path;
 
 /// The shared files, by name.
-const FILES: [&str; 6] = ["contract", "encoding", "glob", "integrity", "key", "mode"];
+const FILES: [&str; 7] = [
+    "contract",
+    "encoding",
+    "glob",
+    "glob_parse",
+    "integrity",
+    "key",
+    "mode",
+];
 
 /// The types the runtime exports under the same names: their examples name `bindery`.
 const RUNTIME_TYPES: [&str; 6] = [

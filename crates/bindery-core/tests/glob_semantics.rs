@@ -3,6 +3,7 @@
 //! documented syntax and random paths: both accept or refuse the same patterns, and match the
 //! same paths.
 
+use bindery_core::glob::compile_glob;
 use proptest::prelude::*;
 
 /// One piece of a pattern of the documented syntax.
@@ -70,4 +71,50 @@ proptest! {
             .map(|glob| paths.iter().map(|path| glob.is_match(path)).collect::<Vec<bool>>());
         prop_assert_eq!(ours, expected, "pattern {:?} against {:?}", pattern, paths);
     }
+}
+
+// The documented forms, and a worst case for backtracking.
+#[test]
+fn the_documented_forms_match_as_globset_does() {
+    let cases = [
+        ("**", "a/b", true),
+        ("**", "", true),
+        ("a/**", "a", false),
+        ("a/**", "a/b/c", true),
+        ("a/**", "a/", true),
+        ("**/b", "b", true),
+        ("**/b", "x/y/b", true),
+        ("a/**/b", "a/b", true),
+        ("a/**/b", "a/x/y/b", true),
+        ("a/**/b", "ab", false),
+        ("a**b", "a/x/b", true),
+        ("*.css", "d/x.css", true),
+        ("?", "/", true),
+        ("[!a]", "/", true),
+        ("[^a]", "b", true),
+        ("[]a]", "]", true),
+        ("{a,b}", "b", true),
+        ("{a,{b,c}}", "c", true),
+        ("a\\*", "a*", true),
+        ("a\\*", "ab", false),
+        ("**a", "x/a", true),
+        ("{}", "", true),
+        ("{,a}", "", false),
+        ("[a/b]", "/", true),
+        ("{*.js,*.css}", "x/y.css", true),
+    ];
+    for (pattern, path, expected) in cases {
+        let glob = compile_glob(pattern).expect(pattern);
+        assert_eq!(glob.is_match(path), expected, "{pattern} against {path:?}");
+    }
+    for bad in ["a\\", "[a-", "{a,b", "a[]", "[z-a]", "a}"] {
+        assert!(compile_glob(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn a_long_path_with_many_stars_matches_in_polynomial_time() {
+    let glob = compile_glob("*a*a*a*a*a*a*a*a*b").expect("glob");
+    let path = "a".repeat(2_000);
+    assert!(!glob.is_match(&path));
 }

@@ -33,15 +33,26 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use bindery_core::describe;
-use bindery_core::rules::{Modified, Rules};
+use bindery_core::rules::Rules;
 use bindery_core::scan::Filter;
 
+#[cfg_attr(
+    all(unix, not(all(feature = "dev", debug_assertions))),
+    allow(unused_imports)
+)]
 use crate::EmbeddedFile;
 use crate::layout::DevSource;
 use crate::lookup;
+
+mod jail;
+mod versions;
+
+#[allow(unused_imports)]
+use jail::*;
+#[cfg(feature = "overlay")]
+pub(crate) use versions::Lookup;
+use versions::{Opened, Versions, current};
 
 /// The state of one catalog's folder: its rules, compiled, and the versions of files seen.
 /// The rules never change once made; only the versions sit behind a lock, taken to look one
@@ -55,48 +66,11 @@ struct Folder {
     versions: Mutex<Versions>,
 }
 
-/// What a folder has handed out so far.
-#[derive(Default)]
-struct Versions {
-    seen: HashMap<String, PathVersions>,
-    held: Held,
-    /// The last listing handed out, kept while the folder's listing stays the same (dev mode
-    /// lists; an overlay only looks files up).
-    #[cfg_attr(not(all(feature = "dev", debug_assertions)), allow(dead_code))]
-    listing: &'static [EmbeddedFile],
-}
-
 impl Folder {
     fn versions(&self) -> std::sync::MutexGuard<'_, Versions> {
         self.versions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
-
-/// The versions of one path kept so far, and which was last read with what disk metadata.
-#[derive(Default)]
-struct PathVersions {
-    last: Option<(Stamp, &'static EmbeddedFile)>,
-    kept: Vec<KeptVersion>,
-}
-
-/// One version kept: what its bytes hash to and the date it carries.
-struct KeptVersion {
-    hash: String,
-    modified: Option<u64>,
-    file: &'static EmbeddedFile,
-}
-
-/// What tells, without reading a file, that it may have changed: its length and times, and on
-/// Unix its inode and change time (a file renamed over another is another inode; a write, even
-/// one that sets the old modification time back, moves the change time).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    #[cfg(unix)]
-    identity: (u64, u64, i64, i64),
-}
-
 /// How a folder is read: how long a file may be, whether a link serves its target, and how many
 /// versions are kept.
 #[derive(Debug, Clone, Copy)]
@@ -276,70 +250,6 @@ pub(crate) fn held(source: &'static DevSource, prefix: &'static str) -> Held {
     folder(source, prefix).versions().held
 }
 
-/// Whether no segment of `relative` is a link. On Unix [`open_beneath`] refuses links by
-/// itself; elsewhere this checks each segment before the open (a window remains there).
-#[cfg(all(unix, feature = "dev", debug_assertions))]
-fn is_link_free(_root: &Path, _relative: &str) -> bool {
-    true
-}
-
-#[cfg(not(unix))]
-fn is_link_free(root: &Path, relative: &str) -> bool {
-    let mut path = root.to_path_buf();
-    relative.split('/').all(|segment| {
-        path.push(segment);
-        std::fs::symlink_metadata(&path).is_ok_and(|metadata| !metadata.file_type().is_symlink())
-    })
-}
-
-#[cfg(any(test, all(feature = "dev", debug_assertions), not(unix)))]
-/// Whether the file found on disk (`disk`, its real path) is the one the rules kept under the
-/// key asked for (`relative`): decided on what was found, not only on the string asked.
-///
-/// The key must be spelled exactly as the folder's entries are, as a build's walk lists them:
-/// a file system may accept another spelling (`APP.JS.MAP` for `app.js.map` on a
-/// case-insensitive one, another Unicode normalisation) and `realpath` may keep it, which
-/// would let a spelling the rules do not recognise serve an excluded file. When the real path
-/// differs from the key (a link inside the folder), the rules must keep the file found too: a
-/// link never serves an excluded or hidden file under an innocent name.
-fn is_found_as_asked(root: &Path, relative: &str, disk: &Path, filter: &Filter) -> bool {
-    let Some(found) = disk.strip_prefix(root).ok().and_then(Path::to_str) else {
-        return false;
-    };
-    is_spelled_as_listed(root, relative)
-        && (found == relative || (filter.keeps(found) && is_spelled_as_listed(root, found)))
-}
-
-#[cfg(any(test, all(feature = "dev", debug_assertions), not(unix)))]
-/// Whether each segment of `relative` is, byte for byte, the name of an entry of its folder.
-fn is_spelled_as_listed(root: &Path, relative: &str) -> bool {
-    let mut folder = root.to_path_buf();
-    for segment in relative.split('/') {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            return false;
-        };
-        let listed = entries
-            .flatten()
-            .any(|entry| entry.file_name().as_encoded_bytes() == segment.as_bytes());
-        if !listed {
-            return false;
-        }
-        folder.push(segment);
-    }
-    true
-}
-
-/// Whether `relative` is a precompressed sibling (`app.js.br` beside `app.js`), which a catalog
-/// built with `siblings = true` does not list.
-fn is_sibling(relative: &str, exists: &dyn Fn(&str) -> bool) -> bool {
-    crate::Encoding::ALL.into_iter().any(|encoding| {
-        relative
-            .strip_suffix(encoding.extension())
-            .and_then(|rest| rest.strip_suffix('.'))
-            .is_some_and(exists)
-    })
-}
-
 /// Every file the build's rules would embed from the folder as it is now, sorted by path.
 /// Entries a build would refuse (a dangling link, a name that is not UTF-8...) are left out.
 #[cfg(all(feature = "dev", debug_assertions))]
@@ -384,238 +294,6 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
         versions.listing = Vec::leak(listing);
     }
     versions.listing
-}
-
-#[cfg(any(all(feature = "dev", debug_assertions), not(unix)))]
-/// `path` with symlinks resolved, if that lies inside `root` (itself resolved).
-fn jailed(root: &Path, path: &Path) -> Option<std::path::PathBuf> {
-    let resolved = std::fs::canonicalize(path).ok()?;
-    resolved.starts_with(root).then_some(resolved)
-}
-
-/// Opens `inside` (a real path below `root`, no links in it) from `root` down, one name at a
-/// time, following no link: whatever is swapped in along the way after the checks is refused,
-/// never followed out of the folder. Non-blocking, so a FIFO planted there cannot hang a
-/// request (it is then refused as not a regular file).
-#[cfg(all(unix, any(test, all(feature = "dev", debug_assertions))))]
-fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
-    use rustix::fs::{CWD, Mode, OFlags, openat};
-    let base = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-    let mut folder = openat(CWD, root, base | OFlags::DIRECTORY, Mode::empty()).ok()?;
-    let mut names = inside.components().peekable();
-    while let Some(name) = names.next() {
-        let std::path::Component::Normal(name) = name else {
-            return None;
-        };
-        if names.peek().is_none() {
-            let file = openat(&folder, name, base | OFlags::NONBLOCK, Mode::empty()).ok()?;
-            return Some(std::fs::File::from(file));
-        }
-        folder = openat(&folder, name, base | OFlags::DIRECTORY, Mode::empty()).ok()?;
-    }
-    None
-}
-
-/// Elsewhere, the real path checked just before (a check-then-open window remains there).
-#[cfg(not(unix))]
-fn open_beneath(root: &Path, inside: &Path) -> Option<std::fs::File> {
-    std::fs::File::open(root.join(inside)).ok()
-}
-
-/// How many times a file that changed while it was read is read again before giving up.
-const READ_ATTEMPTS: usize = 3;
-
-/// What opening a file gave.
-#[derive(Debug)]
-pub(crate) enum Opened {
-    /// The regular file, open for reading.
-    File(std::fs::File),
-    /// No such file (or one that does not count: a link, another spelling, not a regular file).
-    Absent,
-    /// The file may be there but could not be opened.
-    #[cfg_attr(not(all(unix, feature = "overlay")), allow(dead_code))]
-    Unreadable,
-}
-
-/// What a folder has at a path now.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Lookup {
-    /// This version of the file.
-    Found(&'static EmbeddedFile),
-    /// No file there that counts.
-    Absent,
-    /// A file there that could not be served: unreadable, changing while read, longer than
-    /// allowed, or a new version past what is kept.
-    Unreadable,
-}
-
-impl Lookup {
-    /// The file found, if one was.
-    pub(crate) fn found(self) -> Option<&'static EmbeddedFile> {
-        match self {
-            Lookup::Found(file) => Some(file),
-            Lookup::Absent | Lookup::Unreadable => None,
-        }
-    }
-}
-
-/// The current version of one file, read from a descriptor `open` gives: the one read last
-/// when the file is unchanged ([`Stamp`]), the one kept before when its content is, else a
-/// new one, if the bounds allow it. A file that changed while it was read (another stamp after
-/// the read than before, or fewer or more bytes than its length) is opened and read again, a
-/// few times; then [`Lookup::Unreadable`], never bytes that were no version of the file. A file
-/// longer than `reading.max_len` is not read.
-fn current(
-    folder: &Folder,
-    prefix: &str,
-    relative: &str,
-    reading: Reading,
-    open: &dyn Fn() -> Opened,
-) -> Lookup {
-    for _ in 0..READ_ATTEMPTS {
-        let opened = match open() {
-            Opened::File(file) => file,
-            Opened::Absent => return Lookup::Absent,
-            Opened::Unreadable => return Lookup::Unreadable,
-        };
-        let Some(stamp) = stamp_of(&opened) else {
-            return Lookup::Absent;
-        };
-        if reading.max_len.is_some_and(|max| stamp.len > max) {
-            return Lookup::Unreadable;
-        }
-        let known = folder
-            .versions()
-            .seen
-            .get(relative)
-            .and_then(|versions| versions.last)
-            .filter(|(seen, _)| *seen == stamp)
-            .map(|(_, file)| file);
-        if let Some(known) = known {
-            return Lookup::Found(known);
-        }
-        if let Some(bytes) = read_whole(opened, stamp) {
-            return match remember(folder, prefix, relative, stamp, bytes, reading.keep) {
-                Some(file) => Lookup::Found(file),
-                None => Lookup::Unreadable,
-            };
-        }
-    }
-    Lookup::Unreadable
-}
-
-/// What a descriptor's metadata says now, if it is a regular file.
-fn stamp_of(opened: &std::fs::File) -> Option<Stamp> {
-    let metadata = opened.metadata().ok()?;
-    #[cfg(unix)]
-    let identity = {
-        use std::os::unix::fs::MetadataExt;
-        (
-            metadata.dev(),
-            metadata.ino(),
-            metadata.ctime(),
-            metadata.ctime_nsec(),
-        )
-    };
-    metadata.is_file().then(|| Stamp {
-        len: metadata.len(),
-        modified: metadata.modified().ok(),
-        #[cfg(unix)]
-        identity,
-    })
-}
-
-/// The whole file, if it is still what `stamp` says once read: exactly `stamp.len` bytes, and
-/// the same length and time after the read.
-fn read_whole(mut opened: std::fs::File, stamp: Stamp) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let len = usize::try_from(stamp.len).ok()?;
-    let mut bytes = Vec::with_capacity(len);
-    opened
-        .by_ref()
-        .take(stamp.len.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() == len && stamp_of(&opened) == Some(stamp)).then_some(bytes)
-}
-
-/// The version `bytes` make: one kept before for this path when its content and date are the
-/// same, else a new one, kept if `keep` allows (else `None`, counted as refused). Hashed
-/// before the lock is taken: two requests that read one new version at once both hash it, and
-/// the second finds the first's version and hands that out.
-fn remember(
-    folder: &Folder,
-    prefix: &str,
-    relative: &str,
-    stamp: Stamp,
-    bytes: Vec<u8>,
-    keep: Keep,
-) -> Option<&'static EmbeddedFile> {
-    let rules = &folder.rules;
-    let digests = describe::digests(&bytes, rules.integrity);
-    let hash = digests.hash.clone();
-    let modified = rules.date.or_else(|| {
-        (rules.modified == Modified::Files)
-            .then(|| stamp.modified?.duration_since(UNIX_EPOCH).ok())
-            .flatten()
-            .map(|since| since.as_secs())
-    });
-    let mut versions = folder.versions();
-    let Versions { seen, held, .. } = &mut *versions;
-    let path = seen.entry(relative.to_owned()).or_default();
-    if let Some(known) = path
-        .kept
-        .iter()
-        .find(|known| known.hash == hash && known.modified == modified)
-    {
-        path.last = Some((stamp, known.file));
-        return Some(known.file);
-    }
-    let len = bytes.len() as u64;
-    if path.kept.len() >= keep.versions_per_path || held.bytes.saturating_add(len) > keep.bytes {
-        held.refused += 1;
-        return None;
-    }
-    let file = version(prefix, relative, bytes, digests, modified);
-    path.kept.push(KeptVersion {
-        hash,
-        modified,
-        file,
-    });
-    path.last = Some((stamp, file));
-    held.versions += 1;
-    held.bytes += len;
-    Some(file)
-}
-
-/// A new version of a file, kept for the life of the process (see the module docs).
-fn version(
-    prefix: &str,
-    relative: &str,
-    bytes: Vec<u8>,
-    digests: describe::Digests,
-    modified: Option<u64>,
-) -> &'static EmbeddedFile {
-    let mime = describe::mime(relative);
-    let info = Box::leak(Box::new(crate::layout::Info {
-        modified,
-        ..crate::layout::Info::plain(
-            Vec::leak(bytes),
-            mime,
-            String::leak(describe::content_type(mime)),
-        )
-    }));
-    Box::leak(Box::new(EmbeddedFile {
-        __name: String::leak(format!(
-            "{prefix}{relative}{}",
-            bindery_core::etag(&digests.hash, bindery_core::Tagged::File)
-        )),
-        __start: 0,
-        __len: info.data.len(),
-        __info: info,
-        __sha256: digests.sha256.map(|sha256| &*Box::leak(Box::new(sha256))),
-        __integrity: digests.integrity.map(|integrity| &*String::leak(integrity)),
-    }))
 }
 
 /// The files of a catalog of several folders as they are now, in one path order: each folder's

@@ -3,7 +3,8 @@
 //! generated modules are left out): no function longer than 80 lines; no public type name
 //! defined by two library crates (each crate's own `Error` aside), so that a fact the crates
 //! share has one definition; no import circle between the modules of a crate (imports.rs); no
-//! fact spelled again outside its home (facts.rs).
+//! fact spelled again outside its home (facts.rs); no runtime file over 400 lines and `serve/`
+//! in at most 15 entries.
 
 mod facts;
 mod imports;
@@ -16,6 +17,12 @@ use syn::visit::Visit;
 
 /// The longest a function may be, in lines, signature and body.
 const MAX_FUNCTION_LINES: usize = 80;
+
+/// The runtime's files are read most: none longer than this, in lines.
+const MAX_RUNTIME_FILE_LINES: usize = 400;
+
+/// Entries of `crates/bindery/src/serve` at most: the public types, and the folders behind them.
+const MAX_SERVE_ENTRIES: usize = 15;
 
 /// Type names several crates may each define: every crate has its own error type, and the
 /// doc-test shims of the READMEs.
@@ -81,6 +88,7 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
         all_sources.extend(sources);
     }
     offences.extend(facts::copies(root, &all_sources)?);
+    offences.extend(runtime_shape(root, &all_sources)?);
     for (type_name, crates) in &mut types {
         crates.sort();
         crates.dedup();
@@ -95,6 +103,32 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
         bail!("{}", offences.join("\n"));
     }
     Ok(())
+}
+
+/// The runtime's shape: no file of `crates/bindery/src` over [`MAX_RUNTIME_FILE_LINES`], and
+/// `serve/` in at most [`MAX_SERVE_ENTRIES`] entries.
+fn runtime_shape(root: &Path, sources: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let runtime = root.join("crates/bindery/src");
+    let mut offences = Vec::new();
+    for file in sources.iter().filter(|file| file.starts_with(&runtime)) {
+        let lines = std::fs::read_to_string(file)?.lines().count();
+        if lines > MAX_RUNTIME_FILE_LINES {
+            offences.push(format!(
+                "{}: {lines} lines (the runtime's files: at most {MAX_RUNTIME_FILE_LINES})",
+                file.strip_prefix(root).unwrap_or(file).display()
+            ));
+        }
+    }
+    let serve = runtime.join("serve");
+    if serve.is_dir() {
+        let entries = std::fs::read_dir(&serve)?.count();
+        if entries > MAX_SERVE_ENTRIES {
+            offences.push(format!(
+                "crates/bindery/src/serve has {entries} entries (at most {MAX_SERVE_ENTRIES})"
+            ));
+        }
+    }
+    Ok(offences)
 }
 
 /// `cargo xtask lint-code`, from the workspace root.
@@ -194,6 +228,22 @@ impl<'ast> Visit<'ast> for Visitor {
 #[cfg(test)]
 mod tests {
     /// The rules of `cargo xtask lint-code`, as an ordinary test: `cargo test` keeps them.
+    #[test]
+    fn a_long_runtime_file_or_a_crowded_serve_folder_is_an_offence() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let serve = root.path().join("crates/bindery/src/serve");
+        std::fs::create_dir_all(&serve).expect("serve");
+        let long = root.path().join("crates/bindery/src/long.rs");
+        std::fs::write(&long, "// a line\n".repeat(401)).expect("long");
+        for index in 0..16 {
+            std::fs::write(serve.join(format!("part{index}.rs")), "").expect("part");
+        }
+        let offences = super::runtime_shape(root.path(), &[long]).expect("shape");
+        assert_eq!(offences.len(), 2, "{offences:?}");
+        assert!(offences[0].contains("long.rs: 401 lines"), "{offences:?}");
+        assert!(offences[1].contains("16 entries"), "{offences:?}");
+    }
+
     #[test]
     fn the_code_keeps_its_shape() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -8,6 +8,8 @@ pub mod contract;
 pub mod encoding;
 #[cfg(feature = "glob")]
 pub mod glob;
+#[cfg(feature = "glob")]
+mod glob_parse;
 pub mod integrity;
 pub mod key;
 pub mod mode;

@@ -11,6 +11,8 @@ pub(crate) mod contract;
 pub(crate) mod encoding;
 #[cfg(feature = "serve")]
 pub(crate) mod glob;
+#[cfg(feature = "serve")]
+mod glob_parse;
 pub(crate) mod integrity;
 pub(crate) mod key;
 pub(crate) mod mode;

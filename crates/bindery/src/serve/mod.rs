@@ -58,6 +58,7 @@ pub mod server;
 mod service;
 mod setup;
 mod stages;
+mod stats;
 
 pub use body::Body;
 pub use head::RequestHead;
@@ -65,8 +66,9 @@ pub use not_found::NotFoundService;
 pub use page::Page;
 #[cfg(feature = "server")]
 pub use server::Server;
-pub use service::{ServeCatalog, Stats};
+pub use service::ServeCatalog;
 pub use setup::build_error::BuildError;
 pub use setup::builder::Builder;
 pub use setup::config::Decompression;
 pub use setup::csp::Csp;
+pub use stats::Stats;

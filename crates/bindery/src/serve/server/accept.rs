@@ -25,6 +25,10 @@ use super::delivery::{Holds, Tracking, Watched};
 use super::limits;
 use super::slots::{Refused, Slot, Slots};
 
+mod upgraded;
+
+use upgraded::watch_upgraded;
+
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What a connection refused at the cap is sent, in one non-blocking write, before it is
@@ -351,41 +355,6 @@ async fn watch(
             },
         }
     }
-}
-
-/// Keeps an upgraded connection's deadline (no byte moved for
-/// [`Server::upgrade_idle_timeout`](super::Server::upgrade_idle_timeout)) and the cap's and
-/// shutdown's signals, until the application lets the socket go; at either, the socket is shut
-/// down under the application, which then reads its end.
-async fn watch_upgraded(
-    activity: &Arc<Activity>,
-    deadlines: Deadlines,
-    slots: &Slots,
-    peer: SocketAddr,
-) {
-    activity.set_upgraded();
-    slots.record_upgraded(1);
-    loop {
-        tokio::select! {
-            () = activity.socket_dropped() => break,
-            reason = deadlines::watchdog(Arc::clone(activity), deadlines) => {
-                slots.record_expired(reason);
-                tracing::debug!(%peer, "upgraded connection closed at its deadline");
-                activity.reset_on_close();
-                activity.shut_socket();
-                break;
-            }
-            () = activity.stopped() => {
-                if activity.stop_reason().is_some_and(|reason| reason >= Stop::Evicted) {
-                    tracing::debug!(%peer, "upgraded connection closed");
-                    activity.reset_on_close();
-                    activity.shut_socket();
-                    break;
-                }
-            }
-        }
-    }
-    slots.record_upgraded(-1);
 }
 
 /// How long the accept loop waits for a connection closed to make room to let its socket go.

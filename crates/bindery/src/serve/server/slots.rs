@@ -19,9 +19,8 @@
 //!
 //! Streams a client resets after they were answered (HTTP/2's rapid reset, past what h2 counts
 //! before accept) are counted per client, in a bucket that outlives the connection: past
-//! [`RESET_BURST`], refilled at [`RESETS_PER_SECOND`], the connection that resets is ended.
+//! `RESET_BURST`, refilled at `RESETS_PER_SECOND` (registry.rs), the connection that resets is ended.
 
-use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -31,58 +30,17 @@ use tokio::sync::Notify;
 use super::activity::{Activity, CapRecord, Stop};
 use super::counters::ConnectionCounters;
 use super::deadlines::Expired;
-use super::holders::{Holders, Lineage};
+use super::holders::Lineage;
 use super::proxy::TrustedProxies;
+
+mod registry;
+
+pub(super) use super::client_key::ClientKey;
+use registry::{Open, Registry, Resets};
 
 /// The default number of connections one client may hold open
 /// ([`Server::max_connections_per_client`](super::Server::max_connections_per_client)).
 pub(super) const DEFAULT_PER_CLIENT: usize = 256;
-
-/// Answered HTTP/2 streams one client may reset at once before the connection that resets is
-/// ended; the allowance refills at [`RESETS_PER_SECOND`].
-pub(super) const RESET_BURST: u64 = 512;
-
-/// How fast the reset allowance refills.
-pub(super) const RESETS_PER_SECOND: u64 = 64;
-
-/// The most reset allowances remembered for clients with no connection open; past it the
-/// refilled ones are forgotten.
-const REMEMBERED_RESETS: usize = 4096;
-
-/// Who a connection is charged to: an IPv4 address, or the /64 network of an IPv6 one (one
-/// subscriber's allocation); IPv4-mapped IPv6 addresses count as IPv4. At the cap, clients are
-/// also counted by block (an IPv4 /24; an IPv6 /56 and /48).
-///
-/// ```
-/// use bindery::serve::server::ClientKey;
-/// let a = ClientKey::of("2001:db8:1:2::1".parse().unwrap());
-/// assert_eq!(a, ClientKey::of("2001:db8:1:2:ffff::9".parse().unwrap()));
-/// assert_ne!(a, ClientKey::of("2001:db8:1:3::1".parse().unwrap()));
-/// assert_eq!(ClientKey::of("::ffff:10.0.0.1".parse().unwrap()), ClientKey::of("10.0.0.1".parse().unwrap()));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ClientKey(IpAddr);
-
-impl ClientKey {
-    /// The key of a peer address.
-    pub fn of(address: IpAddr) -> ClientKey {
-        match address.to_canonical() {
-            IpAddr::V6(v6) => {
-                let network = u128::from(v6) & !((1u128 << 64) - 1);
-                ClientKey(IpAddr::V6(network.into()))
-            }
-            v4 => ClientKey(v4),
-        }
-    }
-
-    /// The key as one number (IPv4 mapped into `::ffff:0:0/96`), for the byte budget's shares.
-    pub(super) fn bits(self) -> u128 {
-        match self.0 {
-            IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
-            IpAddr::V6(v6) => u128::from(v6),
-        }
-    }
-}
 
 /// Why a connection was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,90 +49,6 @@ pub(super) enum Refused {
     Full,
     /// The client holds its share, each with a request in flight.
     PerClient,
-}
-
-/// A reset allowance: resets counted, draining at [`RESETS_PER_SECOND`].
-#[derive(Debug, Clone, Copy, Default)]
-struct Resets {
-    level: u64,
-    at: u64,
-}
-
-impl Resets {
-    /// The level at `now` (milliseconds).
-    fn drained(self, now: u64) -> u64 {
-        let drained = now
-            .saturating_sub(self.at)
-            .saturating_mul(RESETS_PER_SECOND)
-            / 1000;
-        self.level.saturating_sub(drained)
-    }
-
-    /// Counts one reset at `now`; whether the allowance is spent.
-    fn count(&mut self, now: u64) -> bool {
-        self.level = self.drained(now) + 1;
-        self.at = now;
-        self.level > RESET_BURST
-    }
-}
-
-struct Open {
-    client: Option<(ClientKey, Lineage)>,
-    activity: Arc<Activity>,
-    /// When it went idle, as filed in the idle sets; `None` while busy.
-    idle_since: Option<u64>,
-    resets: Resets,
-}
-
-#[derive(Default)]
-struct Registry {
-    open: HashMap<u64, Open>,
-    /// Every idle connection: (idle since, id).
-    idle: BTreeSet<(u64, u64)>,
-    holders: Holders,
-    /// Reset allowances by client, kept while a client's is not refilled.
-    resets: HashMap<ClientKey, Resets>,
-    next_id: u64,
-}
-
-impl Registry {
-    /// Closes connection `id` (its task is told; its slot is free now), into `evicted`.
-    fn evict(&mut self, id: u64, evicted: &mut Vec<Arc<Activity>>) {
-        if let Some(open) = self.remove(id) {
-            open.activity.stop(Stop::Evicted);
-            evicted.push(open.activity);
-        }
-    }
-
-    fn remove(&mut self, id: u64) -> Option<Open> {
-        let open = self.open.remove(&id)?;
-        if let Some(since) = open.idle_since {
-            self.idle.remove(&(since, id));
-        }
-        if let Some((_, lineage)) = &open.client {
-            self.holders.remove(lineage, id, open.idle_since);
-        }
-        Some(open)
-    }
-
-    /// The connection to close for a newcomer `client` at the cap: the longest idle, else the
-    /// oldest of the client holding the most, if it holds at least two more than the newcomer
-    /// would (holders.rs).
-    fn victim_at_cap(&self, client: Option<&Lineage>) -> Result<(u64, bool), Refused> {
-        if let Some((_, id)) = self.idle.first() {
-            return Ok((*id, false));
-        }
-        let victim = self.holders.victim_for(client).ok_or(Refused::Full)?;
-        let id = self.holders.oldest(victim).ok_or(Refused::Full)?;
-        Ok((id, true))
-    }
-
-    /// Forgets the refilled allowances of clients with no connection, when there are many.
-    fn forget_refilled(&mut self, now: u64) {
-        if self.resets.len() > REMEMBERED_RESETS {
-            self.resets.retain(|_, resets| resets.drained(now) > 0);
-        }
-    }
 }
 
 impl CapRecord for Slots {
@@ -405,16 +279,6 @@ impl Slots {
             activity.stop(Stop::Resets);
         }
         is_spent
-    }
-
-    /// Whether the client of `peer` has spent its reset allowance (its connections are then
-    /// ended at their first reset).
-    #[cfg(test)]
-    fn is_reset_limited(&self, peer: IpAddr, now: u64) -> bool {
-        self.lock()
-            .resets
-            .get(&ClientKey::of(peer))
-            .is_some_and(|resets| resets.drained(now) >= RESET_BURST)
     }
 
     /// Counts a connection the watchdog closed.

@@ -23,6 +23,8 @@ use crate::EmbeddedFile;
 use crate::serve::stages::budget::{self, Budget};
 use crate::serve::stages::cache::DecompressedCache;
 
+mod turns;
+
 /// Counters of the bounded decompression.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct DecompressionStats {
@@ -89,30 +91,6 @@ impl Drop for Flight {
 /// Which bytes a flight makes: a file (by address: every file of a catalog is `'static`) up to
 /// a length.
 type Key = (usize, usize);
-
-/// A place in the queue for a turn (the client's too, when known), left when dropped.
-struct Queued<'a> {
-    inflater: &'a Inflater,
-    client: Option<u128>,
-    is_queued: bool,
-}
-
-impl Drop for Queued<'_> {
-    fn drop(&mut self) {
-        if self.is_queued {
-            self.inflater.waiting.fetch_sub(1, Ordering::AcqRel);
-        }
-        if let Some(client) = self.client {
-            let mut waiting = self.inflater.clients_waiting();
-            if let Some(mine) = waiting.get_mut(&client) {
-                *mine -= 1;
-                if *mine == 0 {
-                    waiting.remove(&client);
-                }
-            }
-        }
-    }
-}
 
 /// The shared state of the bounded decompression.
 pub(crate) struct Inflater {
@@ -331,68 +309,6 @@ impl Inflater {
         }
     }
 
-    /// [`turn`](Self::turn), or `None` as soon as `abandoned` is told (every request let go).
-    async fn turn_unless(
-        &self,
-        abandoned: &Notify,
-        client: Option<u128>,
-    ) -> Option<Option<OwnedSemaphorePermit>> {
-        let turn = self.turn(client);
-        let mut turn = std::pin::pin!(turn);
-        let gone = abandoned.notified();
-        let mut gone = std::pin::pin!(gone);
-        std::future::poll_fn(|context| {
-            if let std::task::Poll::Ready(turn) = turn.as_mut().poll(context) {
-                return std::task::Poll::Ready(Some(turn));
-            }
-            gone.as_mut().poll(context).map(|()| None)
-        })
-        .await
-    }
-
-    /// A turn at once, or after waiting in the queue; `None` when the queue is full, or holds
-    /// `client`'s part of it already (an eighth). Dropped while it waits, it leaves the queue.
-    async fn turn(&self, client: Option<u128>) -> Option<OwnedSemaphorePermit> {
-        if let Ok(turn) = Arc::clone(&self.turns).try_acquire_owned() {
-            return Some(turn);
-        }
-        let client = match client {
-            Some(client) => {
-                let mut waiting = self.clients_waiting();
-                let mine = waiting.entry(client).or_default();
-                if *mine >= (self.queue / 8).max(1) {
-                    return None;
-                }
-                *mine += 1;
-                Some(client)
-            }
-            None => None,
-        };
-        let is_queued = self
-            .waiting
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |waiting| {
-                (waiting < self.queue).then_some(waiting + 1)
-            })
-            .is_ok();
-        // Leaves the queue (and the client's part of it) when dropped, however this ends.
-        let _queued = Queued {
-            inflater: self,
-            client,
-            is_queued,
-        };
-        if !is_queued {
-            return None;
-        }
-        // The semaphore is never closed, so this only ends with a turn.
-        Arc::clone(&self.turns).acquire_owned().await.ok()
-    }
-
-    fn clients_waiting(&self) -> std::sync::MutexGuard<'_, HashMap<u128, usize>> {
-        self.waiting_by_client
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Decompresses (the caller holds a turn); `None` when abandoned.
     async fn decompress(
         &self,
@@ -431,66 +347,4 @@ impl Inflater {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    use tokio::sync::Notify;
-
-    use super::Inflater;
-
-    async fn until(what: &str, condition: impl Fn() -> bool) {
-        for _ in 0..1_000 {
-            if condition() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        panic!("never: {what}");
-    }
-
-    #[tokio::test]
-    async fn a_flight_every_request_let_go_of_leaves_the_queue_at_once() {
-        let inflater = Arc::new(Inflater::new(1, 8));
-        let busy = Arc::clone(&inflater.turns)
-            .try_acquire_owned()
-            .expect("the only turn");
-        let abandoned = Arc::new(Notify::new());
-        let waiting = tokio::spawn({
-            let (inflater, abandoned) = (Arc::clone(&inflater), Arc::clone(&abandoned));
-            async move { inflater.turn_unless(&abandoned, Some(7)).await.is_none() }
-        });
-        until("it waits", || inflater.stats().waiting == 1).await;
-        abandoned.notify_one();
-        assert!(waiting.await.expect("task"), "it gave up its place");
-        assert_eq!(inflater.stats().waiting, 0);
-        assert!(inflater.clients_waiting().is_empty());
-        drop(busy);
-    }
-
-    #[tokio::test]
-    async fn one_client_waits_in_an_eighth_of_the_queue_at_most() {
-        let inflater = Arc::new(Inflater::new(1, 16));
-        let busy = Arc::clone(&inflater.turns)
-            .try_acquire_owned()
-            .expect("the only turn");
-        let mut waiting = Vec::new();
-        for client in [1, 1, 2] {
-            let inflater = Arc::clone(&inflater);
-            waiting.push(tokio::spawn(async move {
-                inflater.turn(Some(client)).await.is_some()
-            }));
-        }
-        until("three wait", || inflater.stats().waiting == 3).await;
-        assert!(
-            inflater.turn(Some(1)).await.is_none(),
-            "client 1 has its two places"
-        );
-        assert_eq!(inflater.stats().waiting, 3);
-        drop(busy);
-        for waiter in waiting {
-            assert!(waiter.await.expect("task"), "each got its turn in the end");
-        }
-        assert_eq!(inflater.stats().waiting, 0);
-    }
-}
+mod tests;

@@ -1,7 +1,8 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use super::{RESET_BURST, Refused, Slots};
+use super::registry::RESET_BURST;
+use super::{Refused, Slots};
 use crate::serve::server::activity::{Activity, Stop};
 use crate::serve::server::clock::Clock;
 use crate::serve::server::counters::ConnectionCounters;
@@ -344,4 +345,15 @@ fn at_16384_busy_connections_each_newcomer_evicts_exactly_the_largest_holders_ol
     assert_eq!(taken, 3);
     assert_eq!(after.evicted_busy - before.evicted_busy, 3);
     assert_eq!(after.refused_full - before.refused_full, 5);
+}
+
+impl Slots {
+    /// Whether the client of `peer` has spent its reset allowance (its connections are then
+    /// ended at their first reset).
+    fn is_reset_limited(&self, peer: IpAddr, now: u64) -> bool {
+        self.lock()
+            .resets
+            .get(&super::ClientKey::of(peer))
+            .is_some_and(|resets| resets.drained(now) >= RESET_BURST)
+    }
 }
