@@ -255,7 +255,7 @@ impl Builder {
     /// 200, 206, 304 and the 404 page, not with errors. Several matching globs add up in the
     /// order given, and a header that a later one names replaces the earlier one's values. A
     /// bad glob, name or value, or a header the service writes itself (`Content-Type`, `ETag`,
-    /// `Cache-Control`: see [`cache_control`](Self::cache_control), …), is a [`BuildError`].
+    /// `Cache-Control`: see [`cache_control`](Self::cache_control), …), is a [`BuildError`](crate::serve::BuildError).
     ///
     /// ```
     /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
