@@ -3,7 +3,8 @@
 //! exactly, and a Rust block with a `fn main` must have such a line. Every relative link must
 //! lead to a file, README.md and BENCHMARKS.md fit in their [`LINE_LIMITS`], and every
 //! reference to a section of BENCHMARKS.md (`BENCHMARKS.md, "Title"`), in a page or in the
-//! code's comments, names a heading it has. Run by the test
+//! code's comments, names a heading it has; ARCHITECTURE.md is a true map (map.rs). Run by
+//! `cargo xtask docs`, `lint-code` and the test
 //! `the_pages_show_each_program_as_it_is_built`.
 
 use std::path::{Path, PathBuf};
@@ -162,6 +163,16 @@ fn dangling_citations(root: &Path, pages: &[PathBuf]) -> anyhow::Result<Vec<Stri
     Ok(offences)
 }
 
+/// `cargo xtask docs`, from the workspace root.
+pub fn run() -> anyhow::Result<()> {
+    check(Path::new("."))?;
+    eprintln!(
+        "docs: every program the pages show is its file, every link leads somewhere, and \
+         ARCHITECTURE.md maps every source file"
+    );
+    Ok(())
+}
+
 /// Checks every page under `root`; fails listing each offence.
 pub fn check(root: &Path) -> anyhow::Result<()> {
     let mut offences = Vec::new();
@@ -176,6 +187,7 @@ pub fn check(root: &Path) -> anyhow::Result<()> {
     }
     let pages = pages(root)?;
     offences.extend(dangling_citations(root, &pages)?);
+    offences.extend(crate::map::offences(root)?);
     for page in pages {
         let text = std::fs::read_to_string(&page)?;
         let name = page
@@ -248,6 +260,7 @@ mod tests {
     fn a_page_that_differs_from_its_file_is_named() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("docs")).expect("docs");
+        std::fs::write(dir.path().join("ARCHITECTURE.md"), "# Map\n").expect("map");
         std::fs::write(dir.path().join("a.rs"), "fn main() {}\n").expect("file");
         std::fs::write(dir.path().join("BENCHMARKS.md"), "# Benchmarks\n").expect("benchmarks");
         std::fs::write(
@@ -276,6 +289,7 @@ mod tests {
     fn a_readme_longer_than_a_screenful_or_two_is_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("docs")).expect("docs");
+        std::fs::write(dir.path().join("ARCHITECTURE.md"), "# Map\n").expect("map");
         std::fs::write(dir.path().join("BENCHMARKS.md"), "# Benchmarks\n").expect("benchmarks");
         let fits = "line\n".repeat(super::README_LINES);
         std::fs::write(dir.path().join("README.md"), &fits).expect("readme");
@@ -293,6 +307,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir_all(dir.path().join("docs")).expect("docs");
         std::fs::create_dir_all(dir.path().join("crates/a/src")).expect("crate");
+        std::fs::write(
+            dir.path().join("ARCHITECTURE.md"),
+            "# Map\n## crates/a/src\n- `lib.rs` the crate\n",
+        )
+        .expect("map");
         let benchmarks = format!(
             "# Benchmarks\n## Zero-copy sending against nginx\n{}",
             "x\n".repeat(398)

@@ -20,6 +20,7 @@ mod fuzz;
 mod geodb;
 mod lint_code;
 mod lint_http;
+mod map;
 mod process;
 mod scale;
 mod soak;
@@ -71,6 +72,9 @@ enum Task {
     Soak(soak::Args),
     /// Code shape: no function over 80 lines, no type defined by two crates.
     LintCode,
+    /// The pages: README's and docs/' programs are their files, links lead somewhere, and
+    /// ARCHITECTURE.md names every source file once in lines of at most 110 characters.
+    Docs,
     /// Lint the geo server's answers with REDbot (installed in a venv): no BAD or WARN note.
     LintHttp(lint_http::Args),
     /// Two replicas behind a caching nginx on loopback: bodies, privacy, origin load (--quick: CI).
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         Task::Ci(args) => ci::run(&args),
         Task::Geodb(args) => geodb::run(&args),
         Task::LintCode => lint_code::run(),
+        Task::Docs => docs::run(),
         Task::LintHttp(args) => lint_http::run(&args),
         Task::Scale(args) => scale::run(&args),
         Task::Fuzz(args) => fuzz::run(&args),

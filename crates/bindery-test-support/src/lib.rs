@@ -1,6 +1,16 @@
 //! Helpers shared by bindery's test suites and tools, so that none keeps its own copy: noise
 //! bytes, throwaway cargo projects built outside the workspace as a user's would be, HTTP by
 //! hand (HTTP/1 and a raw HTTP/2 client), hostile clients, Prometheus samples and servers started as programs.
+//!
+//! How the suites are laid out: each crate's integration tests are one binary (`tests/it/`;
+//! the service's in `crates/bindery/tests/serve/`). Throwaway crates outside the workspace
+//! ([`Project`]) share one target folder under `CARGO_TARGET_TMPDIR`; `.config/nextest.toml` runs
+//! the tests that build there one at a time. Property tests drive random trees through codegen
+//! and random requests through the service; `fuzz/` checks the parsers; macro errors are
+//! trybuild snapshots (`crates/bindery-macros/tests/ui`, bindery with its default features, so
+//! an option used without its feature is one too); the browser test is
+//! `examples/geo-server/e2e`. Slow tests ([`slow_test`]) run under `CI` or `RUN_SLOW_TESTS`, and
+//! under CI a missing tool fails them. Tests never need the real GeoLite2 database.
 #![forbid(unsafe_code)]
 
 use std::path::Path;

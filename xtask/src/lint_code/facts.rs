@@ -53,6 +53,8 @@ const FACTS: [Fact; 3] = [
             "crates/bindery/src/lib.rs",
             "crates/bindery/src/macros.rs",
             "crates/bindery/src/contract.rs",
+            // The map names the module's file; its check fails when the file is renamed.
+            "ARCHITECTURE.md",
         ],
     },
 ];
