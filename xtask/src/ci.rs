@@ -105,18 +105,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         )
     })?;
     steps.run("REDbot", || {
-        crate::lint_http::run(&crate::lint_http::Args {
-            binary: Some("target/debug/geo-server".into()),
-        })
+        crate::showcase(&[
+            "lint-http".into(),
+            "--binary".into(),
+            "target/debug/geo-server".into(),
+        ])
     })?;
     steps.run("scale", || {
-        crate::scale::run(&crate::scale::Args { quick: true })
+        crate::showcase(&["scale".into(), "--quick".into()])
     })?;
     steps.run("soak", || {
-        crate::soak::run(&crate::soak::Args {
-            seconds: 20,
-            quick: true,
-        })
+        crate::showcase(&[
+            "soak".into(),
+            "--seconds".into(),
+            "20".into(),
+            "--quick".into(),
+        ])
     })?;
     steps.run("fuzz", || {
         crate::fuzz::run(&crate::fuzz::Args {

@@ -17,6 +17,7 @@ use std::path::Path;
 
 pub mod budget;
 pub mod busy;
+pub mod commands;
 pub mod deployment;
 pub mod hostile;
 mod http;
