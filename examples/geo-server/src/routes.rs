@@ -424,4 +424,21 @@ mod tests {
             ["/geo/", "/healthz", "/metrics", "/openapi.json"]
         );
     }
+
+    /// The counters are made from the route table the router is: a route added to it is
+    /// counted under a label of its own, never as `other`.
+    #[test]
+    fn every_route_of_the_table_is_counted_under_its_own_label() {
+        let db = crate::db::GeoDb::embedded(geodb::SAMPLE, "sample").expect("sample");
+        let state = super::AppState::new(db);
+        let mut labels: Vec<&str> = super::paths()
+            .map(|path| state.metrics.label(path))
+            .collect();
+        assert!(!labels.contains(&"other"), "{labels:?}");
+        let routes = labels.len();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), routes, "two routes share a label");
+        assert_eq!(state.metrics.label("/not/a/route"), "other");
+    }
 }

@@ -165,7 +165,7 @@ impl std::io::Read for OneMember<'_> {
 }
 
 /// A sibling whose decoder is not compiled in.
-#[cfg(any(not(feature = "br"), not(feature = "zstd")))]
+#[cfg(any(not(feature = "gzip"), not(feature = "br"), not(feature = "zstd")))]
 fn unavailable(sibling: &Path, encoding: Encoding, feature: &'static str) -> Error {
     Error::SiblingUnavailable {
         sibling: sibling.to_path_buf(),

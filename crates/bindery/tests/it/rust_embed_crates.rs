@@ -43,7 +43,7 @@ version = "1"
 features = ["macros", "rt-multi-thread", "net"]
 
 [features]
-default = ["bindery/rust-embed"]
+default = ["bindery/rust-embed", "bindery/gzip"]
 "#;
 
 const MAIN: &str = r#"

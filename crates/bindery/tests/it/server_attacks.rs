@@ -294,7 +294,11 @@ fn resets_and_deadline_gaps(binary: &Path) -> String {
     assert!(multipart <= idle.mul_f64(1.5), "{line}");
     assert!(one_byte <= idle.mul_f64(1.5), "{line}");
     assert!(first.is_some_and(|first| first < 20_000), "{line}");
-    assert!(again.is_some_and(|again| again <= 3), "{line}");
+    // The client's allowance outlives its connection: a new one is ended within a few resets
+    // (a fresh client would get 512). "A few": the allowance refills at 64 a second while the
+    // client reconnects, and the client sees the GOAWAY some 2 ms resets after it is sent, more
+    // on a loaded machine (6 seen under CI's parallel tests).
+    assert!(again.is_some_and(|again| again <= 32), "{line}");
     line
 }
 

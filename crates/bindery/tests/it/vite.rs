@@ -33,9 +33,27 @@ features = ["macros", "rt-multi-thread", "net"]
 [dependencies.http]
 version = "1"
 
-[features]
-default = ["bindery/serve", "bindery/server", "bindery/minijinja", "bindery/actix", "bindery/csp", "bindery/vite", "bindery/releases", "bindery/br", "bindery/zstd"]
 "#;
+
+/// The manifest's dependencies with bindery's features as the example asks for them (its
+/// Cargo.toml is the one list: a feature added there reaches these crates too).
+fn manifest() -> String {
+    let example = std::fs::read_to_string(example().join("Cargo.toml")).expect("Cargo.toml");
+    let features = example
+        .lines()
+        .find(|line| line.starts_with("bindery = "))
+        .and_then(|line| line.split("features = [").nth(1))
+        .and_then(|rest| rest.split(']').next())
+        .expect("the example's bindery features");
+    let features: Vec<String> = features
+        .split(',')
+        .map(|feature| format!("\"bindery/{}\"", feature.trim().trim_matches('"')))
+        .collect();
+    format!(
+        "{MANIFEST}\n[features]\ndefault = [{}]\n",
+        features.join(", ")
+    )
+}
 
 /// The date every build of this test gives its files: `Last-Modified` must say it.
 const EPOCH: &str = "1700000000";
@@ -58,7 +76,7 @@ fn project_named(name: &str, extra: &str, left_out: &[&str]) -> Project {
         "vite and playwright-core are not installed: run `npm ci --prefix examples/vite-app` \
          (`cargo xtask ci` does)"
     );
-    let project = Project::new(name, &format!("{MANIFEST}{extra}"));
+    let project = Project::new(name, &format!("{}{extra}", manifest()));
     for file in CRATE.into_iter().chain(VANILLA) {
         if left_out.contains(&file) {
             continue;
