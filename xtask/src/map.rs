@@ -17,25 +17,16 @@ pub const MAX_BYTES: usize = 12_000;
 /// A line of the map at most, in characters.
 pub const MAX_LINE: usize = 110;
 
-/// Where source files live, under the workspace root: each entry's sub-folders holding crates.
-const CRATE_FOLDERS: [&str; 2] = ["crates", "examples"];
-
-/// Every source file the map must name, relative to `root`, with `/` separators.
+/// Every source file the map must name, relative to `root`, with `/` separators: the `src/`
+/// of every crate of the workspace but the benches (named by their folder).
 pub fn source_files(root: &Path) -> anyhow::Result<Vec<String>> {
-    let mut sources = vec![root.join("xtask/src")];
-    for place in CRATE_FOLDERS {
-        let Ok(entries) = std::fs::read_dir(root.join(place)) else {
-            continue;
-        };
-        for entry in entries {
-            let src = entry?.path().join("src");
-            if src.is_dir() {
-                sources.push(src);
-            }
-        }
-    }
+    let benches = root.join("benches");
     let mut files = Vec::new();
-    for src in sources.into_iter().filter(|src| src.is_dir()) {
+    for folder in crate::process::crate_folders(root)? {
+        let src = folder.join("src");
+        if folder.starts_with(&benches) || !src.is_dir() {
+            continue;
+        }
         for file in crate::process::rust_files(&src)? {
             if file.file_name().is_some_and(|name| name == "tests.rs") {
                 continue;
@@ -152,6 +143,9 @@ mod tests {
             let path = root.path().join(file);
             std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
             std::fs::write(path, "").expect("file");
+        }
+        for krate in ["crates/a", "examples/b", "xtask"] {
+            std::fs::write(root.path().join(krate).join("Cargo.toml"), "").expect("manifest");
         }
         std::fs::write(root.path().join("ARCHITECTURE.md"), map).expect("map");
         root

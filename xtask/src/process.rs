@@ -1,5 +1,5 @@
 //! Running things for the library's tasks: the shared commands (bindery-test-support's
-//! `commands`), and the workspace's Rust files.
+//! `commands`), and the workspace's crates and Rust files.
 
 use std::path::{Path, PathBuf};
 
@@ -23,4 +23,30 @@ pub fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     }
     files.sort();
     Ok(files)
+}
+
+/// Where Rust code lives, under the workspace root: each crate's folder (its `src`, `tests`,
+/// `benches`, `build.rs`).
+const CODE: [&str; 4] = ["crates", "examples", "xtask", "benches"];
+
+/// Every crate's folder: those under `crates/` and `examples/`, and `xtask/` and `benches/`.
+pub fn crate_folders(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut folders = Vec::new();
+    for place in CODE {
+        let path = root.join(place);
+        if path.join("Cargo.toml").is_file() {
+            folders.push(path);
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            if entry.path().join("Cargo.toml").is_file() {
+                folders.push(entry.path());
+            }
+        }
+    }
+    folders.sort();
+    Ok(folders)
 }

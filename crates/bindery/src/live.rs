@@ -48,8 +48,6 @@ use crate::lookup;
 mod jail;
 mod versions;
 
-#[allow(unused_imports)]
-use jail::*;
 #[cfg(feature = "overlay")]
 pub(crate) use versions::Lookup;
 use versions::{Opened, Versions, current};
@@ -176,24 +174,24 @@ pub(crate) fn file(
         return None;
     }
     let root = std::fs::canonicalize(source.root).ok()?;
-    if folder.rules.siblings && is_sibling(relative, &|base| root.join(base).is_file()) {
+    if folder.rules.siblings && jail::is_sibling(relative, &|base| root.join(base).is_file()) {
         return None;
     }
     let inside = if reading.follow_links {
-        let disk = jailed(&root, &root.join(relative))?;
-        if !is_found_as_asked(&root, relative, &disk, filter) {
+        let disk = jail::jailed(&root, &root.join(relative))?;
+        if !jail::is_found_as_asked(&root, relative, &disk, filter) {
             return None;
         }
         disk.strip_prefix(&root).ok()?.to_path_buf()
     } else {
         // No link followed: the key itself is opened name by name, each refused if a link.
-        if !is_spelled_as_listed(&root, relative) || !is_link_free(&root, relative) {
+        if !jail::is_spelled_as_listed(&root, relative) || !jail::is_link_free(&root, relative) {
             return None;
         }
         std::path::PathBuf::from(relative)
     };
     current(&folder, prefix, relative, reading, &|| {
-        open_beneath(&root, &inside).map_or(Opened::Absent, Opened::File)
+        jail::open_beneath(&root, &inside).map_or(Opened::Absent, Opened::File)
     })
     .found()
 }
@@ -237,7 +235,8 @@ pub(crate) fn file_beneath(
             Err(_) => Opened::Unreadable,
         }
     };
-    if folder.rules.siblings && is_sibling(relative, &|base| matches!(open(base), Opened::File(_)))
+    if folder.rules.siblings
+        && jail::is_sibling(relative, &|base| matches!(open(base), Opened::File(_)))
     {
         return Lookup::Absent;
     }
@@ -265,20 +264,21 @@ pub(crate) fn files(source: &'static DevSource, prefix: &'static str) -> &'stati
         .map(|found| found.relative.as_str())
         .collect();
     for found in &found_files {
-        if folder.rules.siblings && is_sibling(&found.relative, &|base| names.contains(base)) {
+        if folder.rules.siblings && jail::is_sibling(&found.relative, &|base| names.contains(base))
+        {
             continue;
         }
-        let Some(disk) = jailed(&root, &found.source) else {
+        let Some(disk) = jail::jailed(&root, &found.source) else {
             continue;
         };
-        if !is_found_as_asked(&root, &found.relative, &disk, filter) {
+        if !jail::is_found_as_asked(&root, &found.relative, &disk, filter) {
             continue;
         }
         let Some(inside) = disk.strip_prefix(&root).ok() else {
             continue;
         };
         if let Some(file) = current(&folder, prefix, &found.relative, Reading::DEV, &|| {
-            open_beneath(&root, inside).map_or(Opened::Absent, Opened::File)
+            jail::open_beneath(&root, inside).map_or(Opened::Absent, Opened::File)
         })
         .found()
         {
@@ -336,7 +336,7 @@ mod tests {
 
     use bindery_core::scan::Filter;
 
-    use super::{is_found_as_asked, open_beneath};
+    use super::jail::{is_found_as_asked, open_beneath};
 
     #[test]
     fn a_key_spelled_otherwise_than_the_folder_is_not_found_even_if_the_disk_says_so() {

@@ -28,16 +28,12 @@ const MAX_SERVE_ENTRIES: usize = 15;
 /// doc-test shims of the READMEs.
 const SHARED_NAMES: [&str; 2] = ["Error", "ReadmeDoctests"];
 
-/// Where Rust code lives, under the workspace root: each crate's folder (its `src`, `tests`,
-/// `benches`, `build.rs`).
-const CODE: [&str; 4] = ["crates", "examples", "xtask", "benches"];
-
 /// Checks the workspace at `root`; fails listing each offence.
 pub fn check(root: &Path) -> anyhow::Result<()> {
     let mut offences = Vec::new();
     let mut types: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut all_sources = Vec::new();
-    for folder in crate_folders(root)? {
+    for folder in crate::process::crate_folders(root)? {
         let name = folder
             .file_name()
             .map(|name| name.to_string_lossy().into_owned());
@@ -140,25 +136,6 @@ pub fn run() -> anyhow::Result<()> {
          every program the pages show is its file"
     );
     Ok(())
-}
-
-/// Every crate's folder: those under `crates/` and `examples/`, and `xtask/` and `benches/`.
-fn crate_folders(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut folders = Vec::new();
-    for place in CODE {
-        let path = root.join(place);
-        if path.join("Cargo.toml").is_file() {
-            folders.push(path);
-            continue;
-        }
-        for entry in std::fs::read_dir(&path)?.filter_map(Result::ok) {
-            if entry.path().join("Cargo.toml").is_file() {
-                folders.push(entry.path());
-            }
-        }
-    }
-    folders.sort();
-    Ok(folders)
 }
 
 #[derive(Default)]
