@@ -297,7 +297,7 @@ fn resets_and_deadline_gaps(binary: &Path) -> String {
     // The client's allowance outlives its connection: a new one is ended within a few resets
     // (a fresh client would get 512). "A few": the allowance refills at 64 a second while the
     // client reconnects, and the client sees the GOAWAY some 2 ms resets after it is sent, more
-    // on a loaded machine (6 seen under CI's parallel tests).
+    // on a loaded machine.
     assert!(again.is_some_and(|again| again <= 32), "{line}");
     line
 }

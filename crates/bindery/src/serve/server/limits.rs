@@ -57,9 +57,10 @@ pub(super) const RESERVED_DESCRIPTORS: u64 = 64;
 pub(super) const MAX_DEFAULT_CONNECTIONS: u64 = 16_384;
 
 /// The most one connection was measured to make the server hold by its own requests
-/// (SECURITY.md, "What one connection can hold": HTTP/2 at window 0, 63 streams of ranges,
-/// a `HEAD` every few seconds): h2's frame buffers, the streams' state and answer heads.
-const MEASURED_CONNECTION_BYTES: u64 = 170 * 1024;
+/// (SECURITY.md, "What an attacker can hold, and for how long": HTTP/2 at window 0, 63 streams
+/// of ranges, a `HEAD` every few seconds): h2's frame buffers, the streams' state and answer
+/// heads. The page states the figure; a test holds the two together.
+pub(super) const MEASURED_CONNECTION_BYTES: u64 = 170 * 1024;
 
 /// What one connection can make the server hold at most, computed from the limits: the
 /// measured worst case above plus what an HTTP/2 client may push unread before the connection

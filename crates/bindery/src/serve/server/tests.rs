@@ -1,7 +1,8 @@
 //! Unit tests of the server module: each default as its setter's docs and SECURITY.md state it.
 
 use super::limits::{
-    LISTEN_BACKLOG, MAX_DEFAULT_CONNECTIONS, RESERVED_DESCRIPTORS, WORST_CASE_CONNECTION_BYTES,
+    LISTEN_BACKLOG, MAX_DEFAULT_CONNECTIONS, MEASURED_CONNECTION_BYTES, RESERVED_DESCRIPTORS,
+    WORST_CASE_CONNECTION_BYTES,
 };
 use super::protocol::{
     HTTP1_BUFFER, HTTP2_CONNECTION_WINDOW, HTTP2_MAX_HEADER_LIST, HTTP2_MAX_PENDING_RESETS,
@@ -118,6 +119,11 @@ fn security_md_states_each_default_as_the_code_has_it() {
             thousands(LISTEN_BACKLOG.into())
         ),
         format!("taken as {} KiB", kib(WORST_CASE_CONNECTION_BYTES)),
+        format!(
+            "{} KiB above plus the {} KiB an HTTP/2 client may push unread",
+            kib(MEASURED_CONNECTION_BYTES),
+            kib(HTTP2_CONNECTION_WINDOW)
+        ),
         format!("at most {} connections", thousands(MAX_DEFAULT_CONNECTIONS)),
         format!("open-file limit less {RESERVED_DESCRIPTORS}"),
         format!(
