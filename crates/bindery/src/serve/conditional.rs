@@ -8,17 +8,7 @@ use http::HeaderMap;
 use http::header::{IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_UNMODIFIED_SINCE};
 
 use crate::serve::head::{RequestHead, first_text, text};
-
-/// What a request's preconditions say about the selected representation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// Go on: serve it (or its range).
-    Proceed,
-    /// 304 Not Modified: the client's copy is current.
-    NotModified,
-    /// 412 Precondition Failed.
-    Failed,
-}
+use crate::serve::http::Refusal;
 
 /// Evaluates the preconditions of a GET or HEAD for the representation whose strong tag is
 /// `etag` (quoted) and that was last modified at `modified`, in the order of RFC 9110 §13.2.2:
@@ -26,31 +16,32 @@ pub(crate) enum Verdict {
 /// later than the date: 412), then `If-None-Match` (§13.1.2, weak comparison; true: 304),
 /// else `If-Modified-Since` (§13.1.3; not later: 304). A malformed field matches nothing; a
 /// date that does not parse, or a representation without a time, leaves its condition out.
+/// `Ok` to go on and serve the representation (or its range).
 pub(crate) fn evaluate(
     request: &impl RequestHead,
     etag: &str,
     modified: Option<SystemTime>,
-) -> Verdict {
+) -> Result<(), Refusal> {
     let mut if_match = request.header_values(&IF_MATCH).peekable();
     if if_match.peek().is_some() {
         if !if_match.any(|value| text(value).is_some_and(|list| matches_strongly(list, etag))) {
-            return Verdict::Failed;
+            return Err(Refusal::PreconditionFailed);
         }
     } else if let (Some(since), Some(modified)) = (
         first_text(request, &IF_UNMODIFIED_SINCE).and_then(parse_date),
         modified,
     ) && seconds(modified) > seconds(since)
     {
-        return Verdict::Failed;
+        return Err(Refusal::PreconditionFailed);
     }
     let mut if_none_match = request.header_values(&IF_NONE_MATCH).peekable();
     if if_none_match.peek().is_some() {
         let matches =
             if_none_match.any(|value| text(value).is_some_and(|list| matches_weakly(list, etag)));
         return if matches {
-            Verdict::NotModified
+            Err(Refusal::NotModified)
         } else {
-            Verdict::Proceed
+            Ok(())
         };
     }
     match (
@@ -58,9 +49,9 @@ pub(crate) fn evaluate(
         modified,
     ) {
         (Some(since), Some(modified)) if seconds(modified) <= seconds(since) => {
-            Verdict::NotModified
+            Err(Refusal::NotModified)
         }
-        _ => Verdict::Proceed,
+        _ => Ok(()),
     }
 }
 
@@ -172,7 +163,7 @@ fn entity_tags(list: &str) -> impl Iterator<Item = (bool, &str)> {
 mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
-    use super::{Verdict, evaluate, if_range_holds, matches_strongly, matches_weakly};
+    use super::{Refusal, evaluate, if_range_holds, matches_strongly, matches_weakly};
 
     const TAG: &str = "\"abc\"";
 
@@ -219,43 +210,46 @@ mod tests {
         let before = "Mon, 13 Nov 2023 00:00:00 GMT";
         let after = "Wed, 15 Nov 2023 00:00:00 GMT";
         let verdict = |headers: &[(&str, &str)]| evaluate(&request(headers), TAG, modified);
-        assert_eq!(verdict(&[]), Verdict::Proceed);
-        assert_eq!(verdict(&[("if-match", "\"x\"")]), Verdict::Failed);
+        assert_eq!(verdict(&[]), Ok(()));
+        assert_eq!(
+            verdict(&[("if-match", "\"x\"")]),
+            Err(Refusal::PreconditionFailed)
+        );
         // Step 1 decides: If-Unmodified-Since is not evaluated when If-Match is present.
         assert_eq!(
             verdict(&[("if-match", "\"abc\""), ("if-unmodified-since", before)]),
-            Verdict::Proceed
+            Ok(())
         );
-        assert_eq!(verdict(&[("if-unmodified-since", before)]), Verdict::Failed);
-        assert_eq!(verdict(&[("if-unmodified-since", after)]), Verdict::Proceed);
         assert_eq!(
-            verdict(&[("if-unmodified-since", "not a date")]),
-            Verdict::Proceed
+            verdict(&[("if-unmodified-since", before)]),
+            Err(Refusal::PreconditionFailed)
         );
+        assert_eq!(verdict(&[("if-unmodified-since", after)]), Ok(()));
+        assert_eq!(verdict(&[("if-unmodified-since", "not a date")]), Ok(()));
         // Step 3 after a passing step 1: 304.
         assert_eq!(
             verdict(&[("if-match", "*"), ("if-none-match", "\"abc\"")]),
-            Verdict::NotModified
+            Err(Refusal::NotModified)
         );
         // A failed If-Match wins over a matching If-None-Match.
         assert_eq!(
             verdict(&[("if-match", "\"x\""), ("if-none-match", "\"abc\"")]),
-            Verdict::Failed
+            Err(Refusal::PreconditionFailed)
         );
         // If-None-Match present: If-Modified-Since is ignored.
         assert_eq!(
             verdict(&[("if-none-match", "\"x\""), ("if-modified-since", after)]),
-            Verdict::Proceed
+            Ok(())
         );
         assert_eq!(
             verdict(&[("if-modified-since", after)]),
-            Verdict::NotModified
+            Err(Refusal::NotModified)
         );
-        assert_eq!(verdict(&[("if-modified-since", before)]), Verdict::Proceed);
+        assert_eq!(verdict(&[("if-modified-since", before)]), Ok(()));
         // Without a time of our own, date conditions are left out.
         assert_eq!(
             evaluate(&request(&[("if-unmodified-since", before)]), TAG, None),
-            Verdict::Proceed
+            Ok(())
         );
     }
 

@@ -114,8 +114,8 @@ impl ServeCatalog {
 
     fn answer(&self, outcome: Outcome<'_>, request: &impl RequestHead) -> Answer {
         let is_head = request.method_name() == "HEAD";
-        let (response, plan) = response::build(&self.site, outcome, is_head);
-        self.bodies.attach(response, plan)
+        let (response, pending) = response::build(&self.site, outcome, is_head);
+        self.bodies.attach(response, pending)
     }
 
     fn future_of(&self, outcome: Outcome<'_>, request: &impl RequestHead) -> ResponseFuture {

@@ -4,6 +4,8 @@
 
 use std::ops::RangeInclusive;
 
+use crate::serve::http::Refusal;
+
 /// How many range specs a header may list; more, and it is ignored (RFC 9110 §14.2 lets a
 /// server ignore a range request, and the whole representation is always a correct answer).
 pub(crate) const MAX_SPECS: usize = 32;
@@ -52,22 +54,15 @@ impl Part {
     }
 }
 
-/// What to do with a `Range` header for a representation of `len` bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Decision {
-    /// Serve this part: the whole representation when the header is ignored (malformed,
-    /// another unit, too many specs or parts).
-    Serve(Part),
-    /// No byte of any range exists: 416 with `Content-Range: bytes */len`.
-    Unsatisfiable,
-}
-
 /// Decides how to answer a `Range` header (`text`, as sent) for a representation of `len`
 /// bytes. Satisfiable specs are kept (§14.1.1: a set is satisfiable if any of its ranges is);
 /// the ranges are sorted and overlapping or adjacent ones merged (§14.6 allows it), so the
-/// parts never hold a byte twice and never add up to more than the file.
-pub(crate) fn select(text: &str, len: u64) -> Decision {
-    let whole = Decision::Serve(Part::Whole);
+/// parts never hold a byte twice and never add up to more than the file. The whole
+/// representation when the header is ignored (malformed, another unit, too many specs or
+/// parts); [`Refusal::Unsatisfiable`] (416 with `Content-Range: bytes */len`) when no byte of
+/// any range exists.
+pub(crate) fn select(text: &str, len: u64) -> Result<Part, Refusal> {
+    let whole = Ok(Part::Whole);
     let Some((unit, specs)) = text.split_once('=') else {
         return whole;
     };
@@ -78,8 +73,8 @@ pub(crate) fn select(text: &str, len: u64) -> Decision {
     if !specs.contains(',') {
         return match parse_spec(specs.trim(), len) {
             Spec::Malformed => whole,
-            Spec::Unsatisfiable => Decision::Unsatisfiable,
-            Spec::Range(range) => Decision::Serve(Part::Range(range)),
+            Spec::Unsatisfiable => Err(Refusal::Unsatisfiable),
+            Spec::Range(range) => Ok(Part::Range(range)),
         };
     }
     let mut ranges = Vec::new();
@@ -94,13 +89,13 @@ pub(crate) fn select(text: &str, len: u64) -> Decision {
         }
     }
     if ranges.is_empty() {
-        return Decision::Unsatisfiable;
+        return Err(Refusal::Unsatisfiable);
     }
     let mut parts = merge(ranges);
     match parts.len() {
-        1 => Decision::Serve(Part::Range(parts.remove(0))),
+        1 => Ok(Part::Range(parts.remove(0))),
         count if count > MAX_PARTS => whole,
-        _ => Decision::Serve(Part::Ranges(parts.into_boxed_slice())),
+        _ => Ok(Part::Ranges(parts.into_boxed_slice())),
     }
 }
 
@@ -164,17 +159,17 @@ fn merge(mut ranges: Vec<RangeInclusive<u64>>) -> Vec<RangeInclusive<u64>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Decision, MAX_PARTS, MAX_SPECS, Part, select};
+    use super::{MAX_PARTS, MAX_SPECS, Part, Refusal, select};
 
-    fn partial(start: u64, end: u64) -> Decision {
-        Decision::Serve(Part::Range(start..=end))
+    fn partial(start: u64, end: u64) -> Result<Part, Refusal> {
+        Ok(Part::Range(start..=end))
     }
 
-    fn parts(ranges: Vec<std::ops::RangeInclusive<u64>>) -> Decision {
-        Decision::Serve(Part::Ranges(ranges.into_boxed_slice()))
+    fn parts(ranges: Vec<std::ops::RangeInclusive<u64>>) -> Result<Part, Refusal> {
+        Ok(Part::Ranges(ranges.into_boxed_slice()))
     }
 
-    const FULL: Decision = Decision::Serve(Part::Whole);
+    const FULL: Result<Part, Refusal> = Ok(Part::Whole);
 
     #[test]
     fn single_ranges() {
@@ -189,15 +184,15 @@ mod tests {
 
     #[test]
     fn unsatisfiable_ranges() {
-        assert_eq!(select("bytes=10-", 10), Decision::Unsatisfiable);
-        assert_eq!(select("bytes=10-20", 10), Decision::Unsatisfiable);
-        assert_eq!(select("bytes=-0", 10), Decision::Unsatisfiable);
-        assert_eq!(select("bytes=0-0", 0), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=10-", 10), Err(Refusal::Unsatisfiable));
+        assert_eq!(select("bytes=10-20", 10), Err(Refusal::Unsatisfiable));
+        assert_eq!(select("bytes=-0", 10), Err(Refusal::Unsatisfiable));
+        assert_eq!(select("bytes=0-0", 0), Err(Refusal::Unsatisfiable));
         assert_eq!(
             select("bytes=99999999999999999999999-", 10),
-            Decision::Unsatisfiable
+            Err(Refusal::Unsatisfiable)
         );
-        assert_eq!(select("bytes=10-11, 20-", 10), Decision::Unsatisfiable);
+        assert_eq!(select("bytes=10-11, 20-", 10), Err(Refusal::Unsatisfiable));
     }
 
     #[test]
@@ -244,7 +239,7 @@ mod tests {
             format!("bytes={}", specs.join(","))
         };
         assert!(
-            matches!(select(&spread(MAX_PARTS), len), Decision::Serve(Part::Ranges(parts)) if parts.len() == MAX_PARTS)
+            matches!(select(&spread(MAX_PARTS), len), Ok(Part::Ranges(parts)) if parts.len() == MAX_PARTS)
         );
         assert_eq!(select(&spread(MAX_PARTS + 1), len), FULL);
         assert_eq!(select(&spread(MAX_SPECS + 1), len), FULL);

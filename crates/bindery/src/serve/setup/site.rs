@@ -100,7 +100,7 @@ impl Site {
     pub(crate) fn found<'a>(&'a self, chosen: &'a Chosen) -> Option<Target<'a>> {
         match chosen {
             Chosen::Page(prepared) => Some(Target {
-                prepared: Headers::Table(prepared),
+                headers: Headers::Table(prepared),
                 index: None,
                 by_fingerprint: false,
             }),
@@ -117,7 +117,7 @@ impl Site {
     fn made_for(&self, file: &'static EmbeddedFile) -> Target<'_> {
         let no_cache = |_: &EmbeddedFile| HeaderValue::from_static(NO_CACHE);
         Target {
-            prepared: Headers::Disk(Box::new(Prepared::new(
+            headers: Headers::Disk(Box::new(Prepared::new(
                 file,
                 &no_cache,
                 self.config.path_headers.for_path(file.path()),
@@ -130,7 +130,7 @@ impl Site {
     /// The file at `index` of the table built with the service.
     fn prepared_at(&self, index: usize) -> Target<'_> {
         Target {
-            prepared: Headers::Table(&self.prepared[index]),
+            headers: Headers::Table(&self.prepared[index]),
             index: Some(index),
             by_fingerprint: false,
         }

@@ -19,7 +19,7 @@ use crate::serve::setup::config::ErrorBody;
 use crate::serve::stages::budget::Budget;
 use crate::serve::stages::cache::DecompressedCache;
 use crate::serve::stages::inflate::{Failure, Inflated, Inflater};
-use crate::serve::stages::response::{Plan, error_with};
+use crate::serve::stages::response::{Pending, error_with};
 use crate::{EmbeddedFile, Mode};
 
 /// Where identity bodies come from, shared by a service and its clones.
@@ -49,19 +49,11 @@ pub(crate) enum Answer {
     Deferred(Deferred),
 }
 
-/// The identity bytes a response still needs.
-struct Identity {
-    file: &'static EmbeddedFile,
-    index: Option<usize>,
-    part: Part,
-    content_type: http::HeaderValue,
-}
-
 /// A response whose identity body still needs a decompression too large for an async worker.
 pub(crate) struct Deferred {
     bodies: Arc<Bodies>,
     response: Response<Body>,
-    identity: Identity,
+    identity: Pending,
 }
 
 /// The identity bytes of a file as a body is made of them.
@@ -76,23 +68,15 @@ enum Source {
 
 impl Bodies {
     /// `response` with its body, or the decompression it still needs.
-    pub(crate) fn attach(self: &Arc<Self>, response: Response<Body>, plan: Plan) -> Answer {
-        let Plan::Identity {
-            file,
-            index,
-            part,
-            content_type,
-        } = plan
-        else {
+    pub(crate) fn attach(
+        self: &Arc<Self>,
+        response: Response<Body>,
+        pending: Option<Pending>,
+    ) -> Answer {
+        let Some(identity) = pending else {
             return Answer::Ready(response);
         };
-        let identity = Identity {
-            file,
-            index,
-            part,
-            content_type,
-        };
-        if self.is_slow_to_decode(file, index) {
+        if self.is_slow_to_decode(identity.file, identity.index) {
             return Answer::Deferred(Deferred {
                 bodies: Arc::clone(self),
                 response,
@@ -119,7 +103,7 @@ impl Bodies {
     }
 
     /// `response` with its identity body made here, now.
-    fn fill(&self, response: Response<Body>, identity: Identity) -> Response<Body> {
+    fn fill(&self, response: Response<Body>, identity: Pending) -> Response<Body> {
         match self.source(&identity) {
             Ok(source) => self.shaped(response, &identity, source),
             Err(failure) => self.failed(failure),
@@ -128,7 +112,7 @@ impl Bodies {
 
     /// The identity bytes `identity` needs: lent from the binary, from the cache, decompressed
     /// in place (no further than the part's end, or whole for the cache), or copied.
-    fn source(&self, identity: &Identity) -> Result<Source, Failure> {
+    fn source(&self, identity: &Pending) -> Result<Source, Failure> {
         let file = identity.file;
         let len = file.len();
         let mut upto = identity.part.upto(len as u64) as usize;
@@ -190,7 +174,7 @@ impl Bodies {
     fn shaped(
         &self,
         mut response: Response<Body>,
-        identity: &Identity,
+        identity: &Pending,
         source: Source,
     ) -> Response<Body> {
         let file = identity.file;

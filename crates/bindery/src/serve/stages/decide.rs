@@ -7,15 +7,16 @@ use http::StatusCode;
 use http::header::{ACCEPT, ACCEPT_ENCODING, IF_RANGE, RANGE};
 
 use crate::EmbeddedFile;
-use crate::serve::conditional::{self, Verdict};
+use crate::serve::conditional;
 use crate::serve::head::{RequestHead, first_text, text};
+use crate::serve::http::Refusal;
 use crate::serve::http::dictionary;
 use crate::serve::http::encoding::Accepted;
 use crate::serve::http::path::{self, joined};
-use crate::serve::http::range::{self, Decision, Part};
+use crate::serve::http::range::{self, Part};
 use crate::serve::setup::prepared::{Prepared, Representation};
 use crate::serve::setup::site::Site;
-use crate::serve::stages::outcome::{Headers, Outcome, Refusal, Selection, Served, Target};
+use crate::serve::stages::outcome::{Headers, Outcome, Served, Target};
 
 /// Decides what `request` gets.
 pub(crate) fn decide<'a>(site: &'a Site, request: &impl RequestHead) -> Outcome<'a> {
@@ -174,13 +175,10 @@ fn serve_part<'a>(
     } else {
         negotiate(&target, request)
     };
-    let file = target.prepared.file;
+    let file = target.headers.file;
     let etag = encoded.map_or(file.etag(), |representation| representation.etag_text);
-    let selection = match conditional::evaluate(request, etag, file.modified()) {
-        Verdict::Failed => Selection::Refused(Refusal::PreconditionFailed),
-        Verdict::NotModified => Selection::Refused(Refusal::NotModified),
-        Verdict::Proceed => range_part(range_header, first_text(request, &IF_RANGE), file),
-    };
+    let selection = conditional::evaluate(request, etag, file.modified())
+        .and_then(|()| range_part(range_header, first_text(request, &IF_RANGE), file));
     Served {
         target,
         encoded,
@@ -202,7 +200,7 @@ fn not_found_page<'a>(site: &'a Site, request: &impl RequestHead) -> Option<Serv
     Some(Served {
         target,
         encoded,
-        selection: Selection::Part(Part::Whole),
+        selection: Ok(Part::Whole),
         varies: false,
     })
 }
@@ -210,7 +208,7 @@ fn not_found_page<'a>(site: &'a Site, request: &impl RequestHead) -> Option<Serv
 /// The encoded representation of `target` that the request's `Accept-Encoding` prefers, or
 /// `None` for identity. A dev catalog's prepared headers are made per request and have none.
 fn negotiate<'a>(target: &Target<'a>, request: &impl RequestHead) -> Option<&'a Representation> {
-    let Headers::Table(prepared) = &target.prepared else {
+    let Headers::Table(prepared) = &target.headers else {
         return None;
     };
     let prepared: &'a Prepared = prepared;
@@ -261,8 +259,8 @@ fn range_part(
     range_header: Option<&str>,
     if_range: Option<&str>,
     file: &EmbeddedFile,
-) -> Selection {
-    let whole = Selection::Part(Part::Whole);
+) -> Result<Part, Refusal> {
+    let whole = Ok(Part::Whole);
     let Some(range_header) = range_header else {
         return whole;
     };
@@ -271,8 +269,5 @@ fn range_part(
     if !holds {
         return whole;
     }
-    match range::select(range_header, file.len() as u64) {
-        Decision::Serve(part) => Selection::Part(part),
-        Decision::Unsatisfiable => Selection::Refused(Refusal::Unsatisfiable),
-    }
+    range::select(range_header, file.len() as u64)
 }

@@ -3,6 +3,7 @@
 
 use http::StatusCode;
 
+use crate::serve::http::Refusal;
 use crate::serve::http::range::Part;
 use crate::serve::setup::prepared::{Prepared, Representation};
 
@@ -29,7 +30,7 @@ pub(crate) enum Outcome<'a> {
 
 /// A file found for a request, with its header values.
 pub(crate) struct Target<'a> {
-    pub(crate) prepared: Headers<'a>,
+    pub(crate) headers: Headers<'a>,
     /// Its place in the service's table (the decompressed cache's key); `None` in dev mode.
     pub(crate) index: Option<usize>,
     /// Asked for by its fingerprinted name, whose bytes never change: served immutable
@@ -60,27 +61,9 @@ pub(crate) struct Served<'a> {
     pub(crate) target: Target<'a>,
     /// The encoded representation chosen, or `None` for identity.
     pub(crate) encoded: Option<&'a Representation>,
-    pub(crate) selection: Selection,
+    /// What of it the request gets once its preconditions and range are evaluated: these
+    /// bytes (the whole representation, or ranges of identity), or no body and why.
+    pub(crate) selection: Result<Part, Refusal>,
     /// Whether the answer depended on `Accept` (it is the SPA's page for a navigation).
     pub(crate) varies: bool,
-}
-
-/// What of the chosen representation a request gets, once its preconditions are evaluated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Selection {
-    /// These bytes: the whole representation, or ranges of identity.
-    Part(Part),
-    /// No body, for this reason.
-    Refused(Refusal),
-}
-
-/// Why a request for a file that exists gets no body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refusal {
-    /// 304: the client's copy is current.
-    NotModified,
-    /// 412: a precondition (`If-Match`, `If-Unmodified-Since`) failed.
-    PreconditionFailed,
-    /// 416: no byte of the range exists.
-    Unsatisfiable,
 }

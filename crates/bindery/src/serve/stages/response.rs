@@ -11,13 +11,14 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use crate::EmbeddedFile;
 use crate::serve::body::Body;
 use crate::serve::cache_control::IMMUTABLE;
+use crate::serve::http::Refusal;
 use crate::serve::http::multipart;
 use crate::serve::http::path::NOT_URI;
 use crate::serve::http::range::Part;
 use crate::serve::setup::config::ErrorBody;
 use crate::serve::setup::prepared::Prepared;
 use crate::serve::setup::site::Site;
-use crate::serve::stages::outcome::{Outcome, Refusal, Selection, Served};
+use crate::serve::stages::outcome::{Outcome, Served};
 
 /// `Use-As-Dictionary` (RFC 9842 §2.1).
 const USE_AS_DICTIONARY: http::HeaderName = http::HeaderName::from_static("use-as-dictionary");
@@ -43,23 +44,23 @@ pub(crate) const FILE_HEADERS: [http::HeaderName; 11] = [
 /// rendered pages): browsers then never guess a type other than the one sent.
 pub(crate) const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
-/// What the body of a built response still needs.
-pub(crate) enum Plan {
-    /// Nothing: it is set.
-    Done,
-    /// The identity bytes of `file`, `part` of them (multipart chunks for several ranges, with
-    /// the file's `content_type` in each part's head).
-    Identity {
-        file: &'static EmbeddedFile,
-        /// Its place in the service's table (the decompressed cache's key); `None` in dev mode.
-        index: Option<usize>,
-        part: Part,
-        content_type: HeaderValue,
-    },
+/// The identity bytes a built response still needs: `part` of `file` (multipart chunks for
+/// several ranges, with the file's `content_type` in each part's head), which
+/// [`bodies`](super::bodies) lends, takes from the cache, decompresses or copies.
+pub(crate) struct Pending {
+    pub(crate) file: &'static EmbeddedFile,
+    /// Its place in the service's table (the decompressed cache's key); `None` in dev mode.
+    pub(crate) index: Option<usize>,
+    pub(crate) part: Part,
+    pub(crate) content_type: HeaderValue,
 }
 
 /// The response for `outcome`; HEAD gets GET's headers and no body.
-pub(crate) fn build(site: &Site, outcome: Outcome<'_>, is_head: bool) -> (Response<Body>, Plan) {
+pub(crate) fn build(
+    site: &Site,
+    outcome: Outcome<'_>,
+    is_head: bool,
+) -> (Response<Body>, Option<Pending>) {
     let (mut response, plan) = match outcome {
         Outcome::Error(status, reason) => {
             let mut response = error(site, status, reason);
@@ -68,19 +69,19 @@ pub(crate) fn build(site: &Site, outcome: Outcome<'_>, is_head: bool) -> (Respon
                     .headers_mut()
                     .insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
             }
-            (response, Plan::Done)
+            (response, None)
         }
         Outcome::NotFound { page, varies } => {
             let (mut response, plan) = match page {
                 Some(page) => file_response(site, page, is_head, StatusCode::NOT_FOUND),
-                None => (error(site, StatusCode::NOT_FOUND, "not found"), Plan::Done),
+                None => (error(site, StatusCode::NOT_FOUND, "not found"), None),
             };
             if varies {
                 vary_with_accept(&mut response);
             }
             (response, plan)
         }
-        Outcome::Redirect { status, location } => (redirect(site, status, &location), Plan::Done),
+        Outcome::Redirect { status, location } => (redirect(site, status, &location), None),
         Outcome::File(served) => {
             let varies = served.varies;
             let (mut response, plan) = file_response(site, served, is_head, StatusCode::OK);
@@ -93,7 +94,7 @@ pub(crate) fn build(site: &Site, outcome: Outcome<'_>, is_head: bool) -> (Respon
     if is_head {
         // HEAD gets the headers GET would, never a body: error bodies included.
         *response.body_mut() = Body::empty();
-        return (response, Plan::Done);
+        return (response, None);
     }
     (response, plan)
 }
@@ -105,14 +106,14 @@ fn file_response(
     served: Served<'_>,
     is_head: bool,
     status: StatusCode,
-) -> (Response<Body>, Plan) {
+) -> (Response<Body>, Option<Pending>) {
     let Served {
         target,
         encoded,
         selection,
         ..
     } = served;
-    let prepared = &*target.prepared;
+    let prepared = &*target.headers;
     let mut response = Response::new(Body::empty());
     *response.headers_mut() = HeaderMap::with_capacity(FILE_HEADERS.len() + prepared.extra.len());
     let out = response.headers_mut();
@@ -138,10 +139,8 @@ fn file_response(
         out.append(name.clone(), value.clone());
     }
     let part = match selection {
-        Selection::Part(part) => part,
-        Selection::Refused(refusal) => {
-            return (refuse(site, response, refusal, etag, prepared), Plan::Done);
-        }
+        Ok(part) => part,
+        Err(refusal) => return (refuse(site, response, refusal, etag, prepared), None),
     };
     *response.status_mut() = status;
     let out = response.headers_mut();
@@ -158,17 +157,17 @@ fn file_response(
             *response.body_mut() = Body::from(representation.bytes);
         }
         debug_assert!(lists_every_header(&response, prepared));
-        return (response, Plan::Done);
+        return (response, None);
     }
     describe_part(&mut response, prepared, &part);
     debug_assert!(lists_every_header(&response, prepared));
-    let plan = Plan::Identity {
+    let pending = Pending {
         file,
         index: target.index,
         part,
         content_type: prepared.content_type.clone(),
     };
-    (response, plan)
+    (response, Some(pending))
 }
 
 /// Whether every header of a file's answer is one of [`FILE_HEADERS`] or one added by path:
