@@ -171,22 +171,28 @@ impl Options {
     }
 
     /// Every folder of the catalog as the options it is built with: the first folder's own,
-    /// then each further one's per-folder settings over the whole catalog's. A test walks every
-    /// setting of [`SETTINGS`] to the part it must reach (table.rs).
+    /// then each further one's root and the settings [`SETTINGS`] marks
+    /// [`per_folder`](Setting::per_folder), read from it and set over the whole catalog's: the
+    /// mark is the one list. A test walks every setting to the part it must reach (table.rs).
     pub(crate) fn parts(&self) -> Vec<Options> {
-        let mut first = self.clone();
-        first.folders = Vec::new();
+        let first = Options {
+            folders: Vec::new(),
+            ..self.clone()
+        };
         let mut parts = vec![first.clone()];
         for folder in &self.folders {
-            let mut part = first.clone();
-            part.root = folder.root.clone();
-            part.prefix = folder.prefix.clone();
-            part.allow_missing = folder.allow_missing;
-            part.rules.include = folder.rules.include.clone();
-            part.rules.exclude = folder.rules.exclude.clone();
-            part.rules.hidden = folder.rules.hidden;
-            part.rules.gitignore = folder.rules.gitignore;
-            part.rules.siblings = folder.rules.siblings;
+            let own = SETTINGS.iter().filter(|setting| setting.per_folder);
+            let part = own.fold(
+                Options {
+                    root: folder.root.clone(),
+                    ..first.clone()
+                },
+                |part, setting| {
+                    setting.set(part, &setting.get(folder)).expect(
+                        "a setting takes back the value it gives (held by table.rs's tests)",
+                    )
+                },
+            );
             parts.push(part);
         }
         parts

@@ -119,7 +119,8 @@ impl Setting {
         (self.set)(options, value)
     }
 
-    /// The option's value in `options`.
+    /// The option's value in `options`; [`set`](Self::set) takes it back unchanged (a list
+    /// replaces the one set before), which is how a further folder's own settings reach it.
     pub fn get(&self, options: &Options) -> Given {
         (self.get)(options)
     }
@@ -244,7 +245,10 @@ pub static SETTINGS: &[Setting] = &[
         doc: "embed only paths matching one of these (relative to the folder; `*` crosses `/`)",
         default: "every file",
         per_folder: true,
-        set: |options, value| Ok(as_list(value)?.into_iter().fold(options, Options::include)),
+        set: |mut options, value| {
+            options.rules.include.clear();
+            Ok(as_list(value)?.into_iter().fold(options, Options::include))
+        },
         get: |options| Given::List(options.rules.include.clone()),
     },
     Setting {
@@ -253,7 +257,10 @@ pub static SETTINGS: &[Setting] = &[
         doc: "leave out paths matching one of these; exclude wins over include",
         default: "none",
         per_folder: true,
-        set: |options, value| Ok(as_list(value)?.into_iter().fold(options, Options::exclude)),
+        set: |mut options, value| {
+            options.rules.exclude.clear();
+            Ok(as_list(value)?.into_iter().fold(options, Options::exclude))
+        },
         get: |options| Given::List(options.rules.exclude.clone()),
     },
     Setting {
@@ -515,6 +522,14 @@ mod tests {
                 .set(Options::new("assets"), &value)
                 .expect(setting.name);
             assert_eq!(setting.get(&options), value, "{}", setting.name);
+            // A list set over a list replaces it (what `Options::parts` relies on to give a
+            // further folder its own): the value before is not kept.
+            if let Given::List(items) = &value {
+                let other = Given::List(vec![items[0].clone()]);
+                let twice = setting.set(options, &other).expect(setting.name);
+                let twice = setting.set(twice, &other).expect(setting.name);
+                assert_eq!(setting.get(&twice), other, "{} replaces", setting.name);
+            }
             assert_ne!(
                 setting.get(&Options::new("assets")),
                 value,
