@@ -1,7 +1,6 @@
 //! `cargo xtask ci`: the one command that runs every check, on a fresh machine as on CI.
 //!
-//! It installs what the tests need (Debian's chromium, brotli and zstd; nginx and wrk for the
-//! proxy test; the npm packages; REDbot in a venv; cargo-nextest, cargo-fuzz), then runs the
+//! It installs what the tests need (one table: installs.rs's `INSTALLS`), then runs the
 //! code-shape lint (`lint-code`), fmt, clippy, the generated modules' freshness, `cargo package` of the published crates, doc
 //! tests, the browser test, REDbot over the geo server, two replicas behind a caching nginx,
 //! every fuzz target for a few seconds, and every other test with nextest last, so the run
@@ -11,7 +10,8 @@ use std::process::Command;
 
 use anyhow::{Context, bail, ensure};
 
-use crate::process::{apt_install, cargo, cargo_command, one_shot_builds, run_command};
+use crate::installs::{CHROMIUM, E2E};
+use crate::process::{cargo, cargo_command, one_shot_builds, run_command};
 
 /// Flags of `cargo xtask ci`.
 #[derive(Debug, clap::Args)]
@@ -20,12 +20,6 @@ pub struct Args {
     #[arg(long)]
     pub tests_only: bool,
 }
-
-const CHROMIUM: &str = "/usr/bin/chromium";
-
-const E2E: &str = "examples/geo-server/e2e";
-/// The Vite front end bindery's Vite test builds (vite and playwright-core, pinned).
-const VITE_APP: &str = "examples/vite-app";
 
 /// The crates published to crates.io, in dependency order. `cargo package` checks that each
 /// builds from its packaged sources alone (README, licenses and metadata included).
@@ -76,7 +70,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // front what there is.
     run_command(Command::new("df").args(["-h", "."]))?;
     let mut steps = Steps::default();
-    steps.run("install", install)?;
+    steps.run("install", crate::installs::install_all)?;
     steps.run("generated modules", check_generated)?;
     if !args.tests_only {
         steps.run("lint-code", crate::lint_code::run)?;
@@ -134,22 +128,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     })?;
     steps.summary();
     run_command(Command::new("du").args(["-sh", "target"]))?;
-    Ok(())
-}
-
-/// Installs what the tests need: Debian's packages, cargo-nextest, the npm packages.
-fn install() -> anyhow::Result<()> {
-    install_system_packages()?;
-    ensure_nextest()?;
-    for folder in [E2E, VITE_APP] {
-        run_command(Command::new("npm").args([
-            "ci",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-            folder,
-        ]))?;
-    }
     Ok(())
 }
 
@@ -256,44 +234,4 @@ fn forget_stale_extractions() -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Debian's packages the tests use: chromium (the browser tests), a colour emoji font (flags in
-/// its screenshots), the reference brotli and zstd tools (decoding precompressed variants and
-/// deltas independently of the encoders that made them), nginx (a rolling deploy behind a
-/// caching proxy), and MaxMind's C reader through its Python binding (geo-server's answers
-/// against libmaxminddb's).
-const SYSTEM_PACKAGES: [(&str, &str); 8] = [
-    ("chromium", CHROMIUM),
-    (
-        "fonts-noto-color-emoji",
-        "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
-    ),
-    ("brotli", "/usr/bin/brotli"),
-    ("zstd", "/usr/bin/zstd"),
-    ("nginx", "/usr/sbin/nginx"),
-    // bench-nginx's peers: their configurations are tested.
-    ("h2o", "/usr/bin/h2o"),
-    ("caddy", "/usr/bin/caddy"),
-    (
-        "python3-maxminddb",
-        "/usr/lib/python3/dist-packages/maxminddb/__init__.py",
-    ),
-];
-
-/// Installs whichever of [`SYSTEM_PACKAGES`] this machine lacks.
-fn install_system_packages() -> anyhow::Result<()> {
-    apt_install(&SYSTEM_PACKAGES)
-}
-
-/// Installs cargo-nextest from crates.io when this machine lacks it.
-fn ensure_nextest() -> anyhow::Result<()> {
-    let has_nextest = cargo_command()
-        .args(["nextest", "--version"])
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if has_nextest {
-        return Ok(());
-    }
-    cargo(&["install", "cargo-nextest", "--locked"])
 }

@@ -8,7 +8,7 @@
 
 use anyhow::Context;
 
-use crate::process::{cargo, cargo_command, run_command};
+use crate::process::{cargo_command, run_command};
 
 /// The fuzz crate's manifest: its `[[bin]]` entries are the one list of targets.
 const MANIFEST: &str = "fuzz/Cargo.toml";
@@ -49,13 +49,7 @@ fn targets() -> anyhow::Result<Vec<String>> {
 
 /// Installs cargo-fuzz if needed, then runs each target for the given time.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let has_fuzz = cargo_command()
-        .args(["fuzz", "--version"])
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !has_fuzz {
-        cargo(&["install", "cargo-fuzz", "--locked"])?;
-    }
+    crate::installs::ensure_cargo_tool("fuzz", "cargo-fuzz")?;
     let targets = targets()?;
     if let Some(wanted) = &args.target {
         anyhow::ensure!(

@@ -7,6 +7,7 @@ mod ci;
 mod docs;
 mod embed;
 mod fuzz;
+mod installs;
 mod lint_code;
 mod map;
 mod process;

@@ -15,6 +15,9 @@ pub struct Args {
     /// The geo-server binary to check (built in debug mode when left out).
     #[arg(long)]
     pub binary: Option<std::path::PathBuf>,
+    /// Only install REDbot (what `cargo xtask ci`'s install step asks for), lint nothing.
+    #[arg(long)]
+    pub install_only: bool,
 }
 
 const VENV: &str = "target/redbot-venv";
@@ -44,6 +47,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "--disable-pip-version-check",
             REDBOT,
         ]))?;
+    }
+    if args.install_only {
+        return Ok(());
     }
     let binary = match &args.binary {
         Some(binary) => binary.clone(),
