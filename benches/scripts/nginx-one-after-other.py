@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vue.min.js against nginx, one server after the other, measured two ways at once.
+"""A file against nginx, one server after the other, measured two ways at once.
 
 An independent check of `cargo xtask bench-nginx` (which it does not share code with): nginx
 1.22 (one worker, `sendfile on`, `access_log off`) and bindery's `bench-plain --zero-copy`
@@ -15,7 +15,8 @@ records two figures per request:
 
 Run from the workspace root after `cargo xtask bench-nginx --only vue` (which installs the bench
 binaries in target/bench/bin and writes nginx's document root): python3
-benches/scripts/vue-one-after-other.py [pairs] [seconds]. Loopback only, bounded in time.
+benches/scripts/nginx-one-after-other.py [vue|17mib] [pairs] [seconds]. vue is vue.min.js
+(105 KiB), 17mib the 17 MiB file of noise. Loopback only, bounded in time.
 """
 
 import os
@@ -26,8 +27,13 @@ import subprocess
 import sys
 import time
 
-PAIRS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-SECONDS = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+# Each file: its path under nginx's root, and under bench-plain's.
+FILES = {"vue": ("/vue.min.js", "/web/vue.min.js"), "17mib": ("/noise.bin", "/large/noise.bin")}
+FILE = sys.argv[1] if len(sys.argv) > 1 else "vue"
+PAIRS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+SECONDS = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+if FILE not in FILES:
+    sys.exit(f"unknown file {FILE!r}: expected one of {', '.join(FILES)}")
 ROOT = os.path.abspath("target/bench/nginx/root")
 WORK = os.path.abspath("target/bench/one-after-other")
 TICK = os.sysconf("SC_CLK_TCK")
@@ -70,13 +76,13 @@ def start_nginx(port):
             "events { worker_connections 1024; }\n"
             "http { access_log off; sendfile on; keepalive_requests 100000000; "
             "keepalive_timeout 300s;\n"
-            "types { text/javascript js; }\n"
+            "types { text/javascript js; application/octet-stream bin; }\n"
             f"server {{ listen 127.0.0.1:{port}; root {ROOT}; }} }}\n"
         )
     process = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", conf],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)
-    return process, f"127.0.0.1:{port}", "/vue.min.js"
+    return process, f"127.0.0.1:{port}", FILES[FILE][0]
 
 
 def start_bindery():
@@ -85,7 +91,7 @@ def start_bindery():
     for line in process.stdout:
         found = re.search(r"addr=(\S+)", line)
         if found:
-            return process, found.group(1), "/web/vue.min.js"
+            return process, found.group(1), FILES[FILE][1]
     raise RuntimeError("bench-plain did not say where it listens")
 
 
@@ -116,7 +122,7 @@ def main():
                   f"{contender[1]:.1f} µs core 0, {contender[2]:.0f} req/s", flush=True)
         own = statistics.median(c[0] / r[0] for r, c in rows)
         core = statistics.median(c[1] / r[1] for r, c in rows)
-        print(f"median of {PAIRS} pairs, bindery / nginx: own CPU {own:.2f}x, core 0 busy {core:.2f}x")
+        print(f"{FILE}: median of {PAIRS} pairs, bindery / nginx: own CPU {own:.2f}x, core 0 busy {core:.2f}x")
     finally:
         for process, _, _ in (nginx, bindery):
             process.send_signal(signal.SIGTERM)
