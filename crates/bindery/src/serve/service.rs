@@ -141,6 +141,10 @@ impl ServeCatalog {
     /// let response = service.respond(&http::Request::get(&url).body(()).unwrap());
     /// assert_eq!(response.headers()["cache-control"], bindery::serve::cache_control::IMMUTABLE);
     /// assert!(service.url("with space.txt").unwrap().starts_with("/static/with%20space."));
+    /// // A `?` in a name is escaped, else the rest of the name would be a query.
+    /// let odd = service.url("question?.txt").unwrap();
+    /// assert!(odd.starts_with("/static/question%3F."));
+    /// assert_eq!(service.respond(&http::Request::get(&odd).body(()).unwrap()).status(), 200);
     /// assert_eq!(service.url("nope.css"), None);
     /// ```
     pub fn url(&self, path: &str) -> Option<String> {

@@ -22,10 +22,11 @@ pub(crate) const NOT_URI: &AsciiSet = &percent_encoding::CONTROLS
     .add(b'|')
     .add(b'}');
 
-/// What a catalog path must escape to be a URL path: what a `Location` cannot carry raw, and
-/// `%` (a catalog path is not yet escaped), `&` and `'`, so that the URL can go into an HTML
-/// attribute as it is. `/` stays: it separates folders in both.
-pub(crate) const URL_PATH: &AsciiSet = &NOT_URI.add(b'%').add(b'&').add(b'\'');
+/// What a catalog path must escape to be a URL path: what a `Location` cannot carry raw, `%`
+/// (a catalog path is not yet escaped), `?` (else the rest of the name is a query), and `&` and
+/// `'`, so that the URL can go into an HTML attribute as it is. `/` stays: it separates folders
+/// in both.
+pub(crate) const URL_PATH: &AsciiSet = &NOT_URI.add(b'%').add(b'?').add(b'&').add(b'\'');
 
 /// Calls `with` on `parts` joined, in a buffer on the stack when they fit (a catalog key and
 /// a suffix, looked up on every miss: no allocation per request), else in a `String`.
