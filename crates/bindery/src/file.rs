@@ -60,6 +60,15 @@ impl EmbeddedFile {
         self.__name.get(..self.path_len()).unwrap_or(self.__name)
     }
 
+    /// [`path`](Self::path), in `const`.
+    pub(crate) const fn const_path(&self) -> &'static str {
+        let (path, _) = self.__name.as_bytes().split_at(self.path_len());
+        match core::str::from_utf8(path) {
+            Ok(path) => path,
+            Err(_) => self.__name,
+        }
+    }
+
     /// Where the name's path ends and its ETag begins.
     pub(crate) const fn path_len(&self) -> usize {
         self.__name.len().saturating_sub(ETAG_LEN)

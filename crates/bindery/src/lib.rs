@@ -70,10 +70,11 @@
 
 #[doc(hidden)]
 #[allow(missing_docs)]
-pub mod __private_v7;
+pub mod __private_v8;
 #[cfg(feature = "actix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "actix")))]
 pub mod actix;
+mod asset;
 #[cfg(all(unix, feature = "overlay"))]
 mod beneath;
 mod bundle;
@@ -110,6 +111,7 @@ pub mod tower_http;
 #[cfg_attr(docsrs, doc(cfg(feature = "zerocopy")))]
 pub mod zerocopy;
 
+pub use asset::Asset;
 /// Embeds a folder as a [`Catalog`] at compile time.
 ///
 /// `embed!("folder", option = value, ...)`: the folder is relative to the crate's `Cargo.toml`.

@@ -94,10 +94,14 @@ impl Assets {
         })
     }
 
-    fn missing(path: &str) -> Error {
+    fn missing(&self, path: &str) -> Error {
+        let catalogs: Vec<&Catalog> = self.0.iter().map(ServeCatalog::catalog).collect();
         Error::new(
             ErrorKind::InvalidOperation,
-            format!("no file `{path}` in the asset catalogs"),
+            format!(
+                "no file `{path}` in the asset catalogs{}",
+                near_suggestion(&catalogs, path)
+            ),
         )
     }
 
@@ -107,13 +111,13 @@ impl Assets {
         self.find(path)
             .and_then(|(service, _)| service.url(path))
             .map(Value::from_safe_string)
-            .ok_or_else(|| Assets::missing(path))
+            .ok_or_else(|| self.missing(path))
     }
 
     /// `sha384-` and base64: safe for HTML as it is. A catalog built with `integrity = false`
     /// has none to give: an error naming the file.
     fn integrity(&self, path: &str) -> Result<Value, Error> {
-        let (_, file) = self.find(path).ok_or_else(|| Assets::missing(path))?;
+        let (_, file) = self.find(path).ok_or_else(|| self.missing(path))?;
         let integrity = file.integrity().ok_or_else(|| {
             Error::new(
                 ErrorKind::InvalidOperation,
@@ -297,7 +301,7 @@ fn environment(
 /// static ASSETS: bindery::Catalog = bindery::embed!("../../assets/fixtures", fingerprint = true);
 ///
 /// let missing = bindery::minijinja::check_urls(&TEMPLATES, &[&ASSETS]).unwrap_err();
-/// assert_eq!(missing, ["broken.html: styles.css"]);
+/// assert_eq!(missing, [r#"broken.html: styles.css (did you mean "style.css"?)"#]);
 /// ```
 pub fn check_urls(templates: &Catalog, assets: &[&Catalog]) -> Result<(), Vec<String>> {
     let mut missing = Vec::new();
@@ -312,7 +316,11 @@ pub fn check_urls(templates: &Catalog, assets: &[&Catalog]) -> Result<(), Vec<St
                 _ => catalog.file(&path).is_some(),
             });
             if !found {
-                missing.push(format!("{}: {path}", file.path()));
+                let near = match function {
+                    "vite_entry(" => String::new(),
+                    _ => near_suggestion(assets, &path),
+                };
+                missing.push(format!("{}: {path}{near}", file.path()));
             }
         }
     }
@@ -321,6 +329,17 @@ pub fn check_urls(templates: &Catalog, assets: &[&Catalog]) -> Result<(), Vec<St
     } else {
         Err(missing)
     }
+}
+
+/// ` (did you mean "style.css"?)` for the paths of `catalogs` nearest a missing `path`, or "".
+fn near_suggestion(catalogs: &[&Catalog], path: &str) -> String {
+    let near: Vec<String> = catalogs
+        .iter()
+        .flat_map(|catalog| crate::asset::near_paths(catalog.files(), path))
+        .take(3)
+        .map(str::to_owned)
+        .collect();
+    crate::serve::suggestion(&near)
 }
 
 /// The literal arguments of `url(…)`, `integrity(…)` and `vite_entry(…)` calls in a

@@ -20,14 +20,24 @@ fn application(project: &Project, name: &str, workspace_members: &str) {
         format!(
             "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
              [workspace]\nmembers = [{workspace_members}]\n\n\
-             [dependencies]\nbindery = {{ path = {:?}, features = [\"gzip\"] }}\n",
+             [dependencies]\nbindery = {{ path = {:?}, features = [\"gzip\", \"integrity\"] }}\n",
             crate_path("bindery")
         ),
     );
     project.write(
         "src/main.rs",
         "mod assets;\n\n\
+         // The macro's catalog of the same folder: a checked reference through either door is\n\
+         // one file, one URL, one integrity.\n\
+         static BY_MACRO: bindery::Catalog = bindery::embed!(\"assets\", mode = \"gzip\", fingerprint = true, integrity = true);\n\
+         const GENERATED_APP: bindery::Asset = assets::ASSETS.asset(\"app.js\");\n\
+         const MACRO_APP: bindery::Asset = bindery::asset!(BY_MACRO, \"/app.js\");\n\n\
          fn main() {\n    \
+             assert_eq!(GENERATED_APP.url(), MACRO_APP.url());\n    \
+             assert_ne!(GENERATED_APP.url(), \"app.js\", \"fingerprinted\");\n    \
+             assert_eq!(GENERATED_APP.integrity(), MACRO_APP.integrity());\n    \
+             assert!(GENERATED_APP.integrity().is_some());\n    \
+             assert_eq!(GENERATED_APP.contents().unwrap(), MACRO_APP.contents().unwrap());\n    \
              let mut checked = 0;\n    \
              for file in &assets::ASSETS {\n        \
                  let on_disk = std::fs::read(std::path::Path::new(\"assets\").join(file.path())).unwrap();\n        \
@@ -47,6 +57,9 @@ fn exercise(project: &Project, app: &str, generator: &dyn Fn(&[&str]) -> Output,
         "assets/",
         "--mode",
         "gzip",
+        "--fingerprint",
+        "--integrity",
+        "sha384",
         "--out",
         "src/assets.rs",
         "--name",
@@ -83,7 +96,7 @@ fn exercise(project: &Project, app: &str, generator: &dyn Fn(&[&str]) -> Output,
     assert_eq!(stale.status.code(), Some(1), "{}", stderr(&stale));
     assert!(
         stderr(&stale).contains(&format!(
-            "regenerate with: {shown} embed assets/ --mode gzip --out src/assets.rs --name ASSETS"
+            "regenerate with: {shown} embed assets/ --mode gzip --out src/assets.rs --name ASSETS --fingerprint --integrity sha384"
         )),
         "{}",
         stderr(&stale)
@@ -95,6 +108,19 @@ fn exercise(project: &Project, app: &str, generator: &dyn Fn(&[&str]) -> Output,
         stderr(&missing).contains("error: folder `no-such-folder/` does not exist"),
         "{}",
         stderr(&missing)
+    );
+    let hinted = generator(&[
+        "no-such-folder/",
+        "--out",
+        "src/assets.rs",
+        "--hint",
+        "run `make assets`",
+    ]);
+    assert_eq!(hinted.status.code(), Some(2), "{}", stderr(&hinted));
+    assert!(
+        stderr(&hinted).contains("folder `no-such-folder/` does not exist; run `make assets`"),
+        "{}",
+        stderr(&hinted)
     );
     let module_after = std::fs::read(project.path().join("src/assets.rs")).expect("module");
     assert_eq!(module_before, module_after, "neither run wrote");

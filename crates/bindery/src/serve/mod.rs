@@ -72,3 +72,6 @@ pub use setup::builder::Builder;
 pub use setup::config::Decompression;
 pub use setup::csp::Csp;
 pub use stats::Stats;
+
+#[cfg(feature = "minijinja")]
+pub(crate) use setup::build_error::suggestion;

@@ -57,7 +57,8 @@ pub enum BuildError {
     },
 }
 
-fn suggestion(near: &[String]) -> String {
+/// ` (did you mean "a"?)` for the paths near a missing one, or nothing when none is.
+pub(crate) fn suggestion(near: &[String]) -> String {
     match near {
         [] => String::new(),
         [one] => format!(" (did you mean {one:?}?)"),

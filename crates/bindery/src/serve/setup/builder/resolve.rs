@@ -51,7 +51,8 @@ impl Builder {
         aliases.sort_by(|left, right| left.0.cmp(&right.0));
         self.config.aliases = aliases;
         let given = std::mem::take(&mut self.headers);
-        self.config.path_headers = Arc::new(PathHeaders::compile(given)?);
+        let types = std::mem::take(&mut self.types);
+        self.config.path_headers = Arc::new(PathHeaders::compile(given, types)?);
         if self.csp.is_some() {
             self.check_inline_scripts()?;
         }
@@ -206,21 +207,9 @@ fn add_header(prepared: &mut Prepared, name: http::HeaderName, value: HeaderValu
     }
 }
 
-/// The catalog's paths closest to `path`: the same file name in another folder, or a few
-/// edits away; nearest first, at most three.
+/// The catalog's paths closest to `path` (see [`crate::asset::near_paths`]).
 fn near(catalog: &Catalog, path: &str) -> Vec<String> {
-    let wanted = path.trim_start_matches('/');
-    let name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
-    let limit = (wanted.len() / 4).max(2);
-    let mut close: Vec<(usize, String)> = catalog
-        .iter()
-        .filter_map(|file| {
-            let candidate = file.path();
-            let distance = strsim::levenshtein(wanted, candidate);
-            let same_name = name(candidate) == name(wanted);
-            (distance <= limit || same_name).then(|| (distance, candidate.to_owned()))
-        })
-        .collect();
-    close.sort();
-    close.into_iter().take(3).map(|(_, path)| path).collect()
+    crate::asset::near_paths(catalog.files(), path)
+        .map(str::to_owned)
+        .collect()
 }
