@@ -52,6 +52,10 @@ pub struct Manifest {
     /// The record of each release kept ([`Options::releases`](crate::Options::releases)),
     /// newest first: its files are entries with [`Entry::kept`] set.
     pub release_records: Vec<PathBuf>,
+    /// What each folder that did not exist says (`allow_missing = true`): the error a build
+    /// without that option would give. Debug builds of the crate serve it for every miss;
+    /// release builds fail with it.
+    pub missing: Vec<String>,
 }
 
 /// A further folder of a catalog of several: where it is, its prefix, and its rules.

@@ -131,6 +131,12 @@ impl Options {
                 push(Concern::item("precompress", index), error);
             }
         }
+        for (index, rule) in self.rules.types.iter().enumerate() {
+            if let Err(error) = bindery_core::describe::MediaTypes::new(std::slice::from_ref(rule))
+            {
+                push(Concern::item("types", index), error);
+            }
+        }
         self.feature_problems(push);
         // What compares files by SHA-256 (kept releases, dictionaries) or names it (an import
         // map's integrity) needs it recorded.
@@ -219,6 +225,7 @@ impl Options {
                 } else {
                     Err(Error::MissingFolder {
                         path: self.root.clone(),
+                        hint: (!self.hint.is_empty()).then(|| self.hint.clone()),
                     })
                 }
             }

@@ -37,6 +37,67 @@ pub fn mime(path: &str) -> &'static str {
         .unwrap_or("application/octet-stream")
 }
 
+/// The media type the extension of `path` is known by, or `None` (`LICENSE`, `data.bin2`).
+///
+/// ```
+/// use bindery_core::describe::known_mime;
+/// assert_eq!(known_mime("a.css"), Some("text/css"));
+/// assert_eq!(known_mime("LICENSE"), None);
+/// ```
+pub fn known_mime(path: &str) -> Option<&'static str> {
+    mime_guess::from_path(path).first_raw()
+}
+
+/// Media types chosen by path ([`Rules::types`](crate::rules::Rules::types)): `glob=type`
+/// rules, each checked once, the first that matches a path winning over the extension's guess.
+///
+/// ```
+/// use bindery_core::describe::MediaTypes;
+/// let types = MediaTypes::new(&[".well-known/apple-app-site-association=application/json".into()]).unwrap();
+/// assert_eq!(types.of(".well-known/apple-app-site-association"), Some("application/json"));
+/// assert_eq!(types.of("index.html"), None);
+/// assert!(MediaTypes::new(&["*.x=not a type".into()]).is_err());
+/// ```
+#[cfg(feature = "glob")]
+#[derive(Debug, Clone, Default)]
+pub struct MediaTypes(Vec<(crate::glob::Glob, String)>);
+
+#[cfg(feature = "glob")]
+impl MediaTypes {
+    /// The rules, or [`Error::MediaType`](crate::Error::MediaType) naming the first one that is
+    /// not `glob=type`, whose glob does not compile, or whose type is not a media type.
+    pub fn new(rules: &[String]) -> Result<MediaTypes, crate::Error> {
+        let mut compiled = Vec::with_capacity(rules.len());
+        for rule in rules {
+            let bad = |reason: String| crate::Error::MediaType {
+                rule: rule.clone(),
+                reason,
+            };
+            let (glob, media_type) = rule
+                .rsplit_once('=')
+                .ok_or_else(|| bad("expected `glob=type`".to_owned()))?;
+            let parsed: mime_guess::mime::Mime = media_type.trim().parse().map_err(|error| {
+                bad(format!(
+                    "`{}` is not a media type: {error}",
+                    media_type.trim()
+                ))
+            })?;
+            let glob =
+                crate::glob::compile_glob(glob.trim()).map_err(|error| bad(error.message))?;
+            compiled.push((glob, parsed.essence_str().to_owned()));
+        }
+        Ok(MediaTypes(compiled))
+    }
+
+    /// The media type the first matching rule gives the file at `path`, if any.
+    pub fn of(&self, path: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(glob, _)| glob.is_match(path))
+            .map(|(_, media_type)| media_type.as_str())
+    }
+}
+
 /// The `Content-Type` value for a media type: text types get an explicit charset so browsers
 /// never sniff one.
 ///

@@ -18,10 +18,12 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// The folder to embed does not exist.
-    #[error("folder `{}` does not exist", path.display())]
+    #[error("folder `{}` does not exist{}", path.display(), hint.as_ref().map_or(String::new(), |hint| format!("; {hint}")))]
     MissingFolder {
         /// The folder asked for.
         path: PathBuf,
+        /// What the crate says to do about it (its `hint` option): how the folder is made.
+        hint: Option<String>,
     },
     /// The path to embed exists but is not a folder.
     #[error("`{}` is not a folder", path.display())]
@@ -97,6 +99,25 @@ pub enum Error {
         glob: String,
         /// What is wrong with it.
         message: String,
+    },
+    /// A `types` rule is not `glob=type` with a glob and a media type.
+    #[error("invalid `types` rule `{rule}`: {reason}")]
+    MediaType {
+        /// The rule as given.
+        rule: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Files whose media type is unknown (no `types` rule, an extension no table knows) under
+    /// `unknown_types = "deny"`.
+    #[error(
+        "no media type for {}: give them a `types` rule (`types = [\"LICENSE=text/plain\"]`) or \
+         leave `unknown_types` at \"octet-stream\"",
+        files.iter().map(|file| format!("`{file}`")).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownMediaTypes {
+        /// The catalog paths, sorted.
+        files: Vec<String>,
     },
     /// The path prefix is not a clean relative path.
     #[error("invalid prefix `{prefix}`: {reason}")]

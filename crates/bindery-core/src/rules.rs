@@ -61,6 +61,8 @@ impl std::str::FromStr for Modified {
 ///     include: vec!["**/*.js".into()],
 ///     exclude: vec!["a\nb".into()],
 ///     hidden: true,
+///     dotfiles: vec![".well-known".into()],
+///     types: vec!["LICENSE=text/plain".into()],
 ///     modified: Modified::SourceDateEpoch,
 ///     date: Some(1_700_000_000),
 ///     ..Rules::default()
@@ -75,6 +77,12 @@ pub struct Rules {
     pub exclude: Vec<String>,
     /// Whether names starting with `.` are embedded.
     pub hidden: bool,
+    /// Names starting with `.` embedded even when `hidden` is not (`.well-known`): a file or a
+    /// folder of that name, at any depth; every other dotfile stays out.
+    pub dotfiles: Vec<String>,
+    /// Media types chosen by path, `glob=type` (`.well-known/apple-app-site-association=
+    /// application/json`); the first rule that matches wins over the guess from the extension.
+    pub types: Vec<String>,
     /// Whether `.gitignore` and `.ignore` files are honoured.
     pub gitignore: bool,
     /// Whether precompressed siblings (`.br`, `.gz`, `.zst` beside a file) are its variants
@@ -96,6 +104,8 @@ impl Rules {
         lines.extend(self.include.iter().map(|glob| ("include", glob.clone())));
         lines.extend(self.exclude.iter().map(|glob| ("exclude", glob.clone())));
         lines.push(("hidden", self.hidden.to_string()));
+        lines.extend(self.dotfiles.iter().map(|name| ("dotfile", name.clone())));
+        lines.extend(self.types.iter().map(|rule| ("type", rule.clone())));
         lines.push(("gitignore", self.gitignore.to_string()));
         lines.push(("siblings", self.siblings.to_string()));
         lines.push(("modified", self.modified.as_str().to_owned()));
@@ -129,6 +139,8 @@ impl Rules {
                 "include" => rules.include.push(value),
                 "exclude" => rules.exclude.push(value),
                 "hidden" => rules.hidden = flag(&value)?,
+                "dotfile" => rules.dotfiles.push(value),
+                "type" => rules.types.push(value),
                 "gitignore" => rules.gitignore = flag(&value)?,
                 "siblings" => rules.siblings = flag(&value)?,
                 "modified" => rules.modified = value.parse()?,
@@ -153,6 +165,7 @@ impl Rules {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
             hidden: self.hidden,
+            dotfiles: self.dotfiles.clone(),
             gitignore: self.gitignore,
             ..Rules::default()
         };

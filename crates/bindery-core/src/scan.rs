@@ -31,6 +31,7 @@ pub struct Filter {
     include: Option<GlobSet>,
     exclude: GlobSet,
     include_hidden: bool,
+    dotfiles: Vec<String>,
     #[cfg(feature = "gitignore")]
     ignores: Option<Ignores>,
 }
@@ -61,9 +62,24 @@ impl Filter {
             },
             exclude: compile_set(exclude)?,
             include_hidden,
+            dotfiles: Vec::new(),
             #[cfg(feature = "gitignore")]
             ignores: None,
         })
+    }
+
+    /// Also keeps files and folders with these names (each starting with `.`) though hidden
+    /// ones are left out: `.well-known` in, `.env` still out.
+    ///
+    /// ```
+    /// use bindery_core::scan::Filter;
+    /// let filter = Filter::new(&[], &[], false).unwrap().dotfiles(&[".well-known".into()]);
+    /// assert!(filter.keeps(".well-known/apple-app-site-association"));
+    /// assert!(!filter.keeps(".env") && !filter.keeps(".well-known/.secret"));
+    /// ```
+    pub fn dotfiles(mut self, names: &[String]) -> Self {
+        self.dotfiles = names.to_vec();
+        self
     }
 
     /// Also leaves out what the `.gitignore` and `.ignore` files of `root` (the folder this
@@ -103,7 +119,8 @@ impl Filter {
     /// assert!(!filter.keeps("app.js.map") && filter.keeps("app.js"));
     /// ```
     pub fn for_rules(rules: &crate::rules::Rules, root: &Path) -> Result<Filter, Error> {
-        let filter = Filter::new(&rules.include, &rules.exclude, rules.hidden)?;
+        let filter =
+            Filter::new(&rules.include, &rules.exclude, rules.hidden)?.dotfiles(&rules.dotfiles);
         if !rules.gitignore {
             return Ok(filter);
         }
@@ -168,7 +185,10 @@ impl Filter {
     }
 
     fn is_hidden(&self, name: &std::ffi::OsStr) -> bool {
-        !self.include_hidden && name.as_encoded_bytes().first() == Some(&b'.')
+        let bytes = name.as_encoded_bytes();
+        !self.include_hidden
+            && bytes.first() == Some(&b'.')
+            && !self.dotfiles.iter().any(|named| named.as_bytes() == bytes)
     }
 }
 

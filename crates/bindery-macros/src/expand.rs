@@ -157,6 +157,8 @@ fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Erro
             settings.spans.key("manifest")
         }
         Error::Release { .. } => settings.spans.key("releases"),
+        Error::MediaType { .. } => settings.spans.key("types"),
+        Error::UnknownMediaTypes { .. } => settings.spans.key("unknown_types"),
         Error::NoSourceDate { .. } | Error::SourceDateEpoch { .. } => {
             settings.spans.key("modified")
         }
@@ -171,7 +173,7 @@ fn spanned(settings: &Settings, manifest_dir: &Path, error: &Error) -> syn::Erro
     };
     syn::Error::new(
         option.unwrap_or_else(|| settings.folder.span()),
-        crate::validate::message(error, manifest_dir),
+        crate::validate::message(error, &settings.folder.value(), manifest_dir),
     )
 }
 

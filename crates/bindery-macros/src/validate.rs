@@ -136,7 +136,10 @@ pub(crate) fn validate(input: Input, manifest_dir: &Path) -> Result<Settings, sy
                 _ => None,
             };
             let (argument, span) = place.unwrap_or((base, literal.span()));
-            let error = syn::Error::new(span, message(&problem.error, manifest_dir));
+            let error = syn::Error::new(
+                span,
+                message(&problem.error, &literal.value(), manifest_dir),
+            );
             errors.push(argument, error);
         }
     }
@@ -216,18 +219,52 @@ fn apply_all(
     spans
 }
 
-/// A codegen error as the macro shows it: paths relative to the crate, and for a missing folder
-/// the two things a user most often needs to know.
-pub(crate) fn message(error: &Error, manifest_dir: &Path) -> String {
-    let base = format!("{}/", manifest_dir.display());
-    let text = error.to_string().replace(&base, "");
-    match error {
-        Error::MissingFolder { .. } => format!(
-            "{text} (paths are relative to the crate's Cargo.toml; add `allow_missing = true` \
-             if it is built later)"
-        ),
-        _ => text,
+/// A codegen error as the macro shows it: paths relative to the crate; a missing folder says
+/// how it was written, where it was looked for and from what, and what to do.
+/// `written` is the folder argument the error is about, as the user wrote it.
+pub(crate) fn message(error: &Error, written: &str, manifest_dir: &Path) -> String {
+    if let Error::MissingFolder { path, hint } = error {
+        return missing_folder(path, hint.as_deref(), written, manifest_dir);
     }
+    let base = format!("{}/", manifest_dir.display());
+    error.to_string().replace(&base, "")
+}
+
+/// "folder `web/dist` does not exist: looked for `/home/me/app/web/dist` (relative to …);
+/// run …": the folder as written, the path it resolved to and from where (the crate's folder,
+/// or the variables it named and their values), then the crate's `hint` or bindery's advice.
+fn missing_folder(path: &Path, hint: Option<&str>, written: &str, manifest_dir: &Path) -> String {
+    let variables: Vec<String> = bindery_codegen::expand_folder(written)
+        .map(|expanded| expanded.variables)
+        .unwrap_or_default()
+        .iter()
+        .map(|name| {
+            let value = std::env::var(name).unwrap_or_default();
+            format!("${name} is `{value}`")
+        })
+        .collect();
+    let from = if !variables.is_empty() {
+        format!(" ({})", variables.join(", "))
+    } else if Path::new(written).is_relative() {
+        format!(
+            " (relative to the crate's folder, CARGO_MANIFEST_DIR: `{}`)",
+            manifest_dir.display()
+        )
+    } else {
+        String::new()
+    };
+    let advice = hint.map_or_else(
+        || {
+            "if a step makes it (a front-end build, a build script), run that step first; or \
+             add `allow_missing = true`, or `hint = \"…\"` to say here how it is made"
+                .to_owned()
+        },
+        str::to_owned,
+    );
+    format!(
+        "folder `{written}` does not exist: looked for `{}`{from}; {advice}",
+        path.display()
+    )
 }
 
 /// `options` with one argument applied, or the error: a value of the wrong kind, a word the
@@ -285,8 +322,10 @@ fn given(takes: Takes, value: &Value) -> Option<Given> {
             Some(Given::Bool(flag.value))
         }
         (Takes::Word(_) | Takes::Text, Value::Str(text)) => Some(Given::Text(text.value())),
-        (Takes::Globs | Takes::Words(_), Value::Str(text)) => Some(Given::List(vec![text.value()])),
-        (Takes::Globs | Takes::Words(_), Value::List(items)) => Some(list(items)),
+        (Takes::Globs | Takes::Texts(_) | Takes::Words(_), Value::Str(text)) => {
+            Some(Given::List(vec![text.value()]))
+        }
+        (Takes::Globs | Takes::Texts(_) | Takes::Words(_), Value::List(items)) => Some(list(items)),
         (Takes::Number(_) | Takes::Size | Takes::Threshold, Value::Int(literal)) => number(literal),
         (Takes::Size | Takes::Threshold, Value::Str(text)) => Some(Given::Text(text.value())),
         _ => None,

@@ -91,7 +91,15 @@ pub const fn sorted_catalog(
         by_url,
         bundle,
         scripts,
+        missing: "",
     }
+}
+
+/// `catalog`, made while a folder of it was missing (`allow_missing = true`), with what that
+/// folder's error says: a debug build's `ServeCatalog` answers every miss with it.
+pub const fn missing(mut catalog: Catalog, note: &'static str) -> Catalog {
+    catalog.missing = note;
+    catalog
 }
 
 /// Builds a catalog from a generated module, which a person may have edited. Paths must be

@@ -40,6 +40,9 @@ pub struct Catalog {
     pub(crate) bundle: &'static BundleInfo,
     /// The CSP hashes of the HTML files' inline scripts (`script_hashes = true`), by path.
     pub(crate) scripts: &'static [ScriptHashes],
+    /// What a folder missing when the crate was built says (`allow_missing = true`, debug
+    /// builds: release builds of such a catalog fail); else empty.
+    pub(crate) missing: &'static str,
 }
 
 impl Catalog {
@@ -60,6 +63,7 @@ impl Catalog {
             by_url: &[],
             bundle: &BundleInfo::NONE,
             scripts: &[],
+            missing: "",
         }
     }
 

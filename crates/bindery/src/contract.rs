@@ -5,7 +5,7 @@
 //! recording the contract version, the generator and the command that regenerates the module.
 //! The macro's name and the shape of its header never change; what it expands to does. A module
 //! of the contract this runtime reads expands to its items, which name
-//! `::bindery::__private_v7`; any other gives one compile error naming both versions and the
+//! `::bindery::__private_v8`; any other gives one compile error naming both versions and the
 //! command, and an empty catalog under the module's name so that nothing else fails.
 
 // The contract version this runtime reads is `facts::contract::CONTRACT` (bindery-core's, copied), which `bindery-codegen`
@@ -16,7 +16,7 @@
 #[macro_export]
 macro_rules! __bindery_module {
     (
-        contract = 7;
+        contract = 8;
         generator = $generator:literal;
         regenerate = $command:literal;
         name = $name:ident;
@@ -34,7 +34,7 @@ macro_rules! __bindery_module {
         ::core::compile_error!(::core::concat!(
             "bindery: this generated module was written by ", $generator,
             " for generated-code contract ", $contract,
-            ", but bindery 0.1.0 reads contract 7; regenerate it with: ", $command
+            ", but bindery 0.1.0 reads contract 8; regenerate it with: ", $command
         ));
         /// Empty: the generated module above is for another version of bindery.
         pub static $name: $crate::Catalog = $crate::Catalog::empty($crate::Mode::Static);

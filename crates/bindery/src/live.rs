@@ -61,6 +61,8 @@ struct Folder {
     /// `None` when the rules do not read or compile; they did when the catalog was built, so
     /// only a hand-edited module gets here, and its catalog is then empty.
     filter: Option<Filter>,
+    /// The build's `types` rules, compiled (empty when they do not compile, as above).
+    types: bindery_core::describe::MediaTypes,
     versions: Mutex<Versions>,
 }
 
@@ -148,9 +150,12 @@ fn folder(source: &'static DevSource, prefix: &'static str) -> Arc<Folder> {
             .as_ref()
             .ok()
             .and_then(|rules| Filter::for_rules(rules, Path::new(source.root)).ok());
+        let rules = rules.unwrap_or_default();
+        let types = bindery_core::describe::MediaTypes::new(&rules.types).unwrap_or_default();
         Arc::new(Folder {
-            rules: rules.unwrap_or_default(),
+            rules,
             filter,
+            types,
             versions: Mutex::default(),
         })
     });

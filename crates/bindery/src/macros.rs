@@ -9,7 +9,7 @@
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
-        &[$($crate::__private_v7::DevSource {
+        &[$($crate::__private_v8::DevSource {
             root: $root,
             prefix: $prefix,
             rules: $rules,
@@ -25,7 +25,7 @@ macro_rules! __bindery_dev {
 #[doc(hidden)]
 macro_rules! __bindery_dev {
     ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
-        &[$($crate::__private_v7::DevSource {
+        &[$($crate::__private_v8::DevSource {
             root: "",
             prefix: $prefix,
             rules: $rules,
@@ -33,14 +33,19 @@ macro_rules! __bindery_dev {
     };
 }
 
-/// A catalog's dev sources: none without the `dev` feature or in a release build (and no
-/// rules either without the `overlay` feature).
+/// A catalog's dev sources without the `dev` feature or in a release build, and without the
+/// `overlay` feature: each folder's prefix and rules, its path dropped, as above; what the
+/// rules are is what a checked reference's compile error names (`Catalog::asset`).
 #[cfg(not(any(feature = "overlay", all(feature = "dev", debug_assertions))))]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
-    ($($ignored:tt)*) => {
-        &[]
+    ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
+        &[$($crate::__private_v8::DevSource {
+            root: "",
+            prefix: $prefix,
+            rules: $rules,
+        }),*]
     };
 }
 

@@ -5,7 +5,7 @@
 // bindery_cli::run.
 
 ::bindery::__bindery_module! {
-    contract = 7;
+    contract = 8;
     generator = "bindery-codegen 0.1.0";
     regenerate = "bindery embed assets/fixtures --mode gzip --out examples/bindata-demo/src/fixtures_gzip.rs --name FIXTURES_GZIP";
     name = FIXTURES_GZIP;
@@ -19,7 +19,7 @@
                 __name: "app.js\"38683f391789913541d4805a21a52523\"",
                 __start: 0,
                 __len: 594,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "fixtures_gzip/38683f391789913541d4805a21a52523-9.gz"
                     ),
@@ -39,7 +39,7 @@
                 __name: "copies/one.txt\"35ec7080dbf2e8865a8854c5e9c1a65d\"",
                 __start: 0,
                 __len: 22,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/copies/one.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -55,7 +55,7 @@
                 __name: "copies/two.txt\"35ec7080dbf2e8865a8854c5e9c1a65d\"",
                 __start: 0,
                 __len: 22,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/copies/two.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -71,7 +71,7 @@
                 __name: "data.json\"8759fbfef4513bc08a27e74f18da8d54\"",
                 __start: 0,
                 __len: 81,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/data.json"),
                     mime: "application/json",
                     content_type: "application/json; charset=utf-8",
@@ -87,7 +87,7 @@
                 __name: "deep/a/b/c/d/e/six.txt\"1f45b1543ed74169148c4b869295b4e8\"",
                 __start: 0,
                 __len: 16,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/deep/a/b/c/d/e/six.txt"
                     ),
@@ -105,7 +105,7 @@
                 __name: "docs/index.html\"90c09bd37ebb67376d50d11afb0cb4c1\"",
                 __start: 0,
                 __len: 66,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/docs/index.html"),
                     mime: "text/html",
                     content_type: "text/html; charset=utf-8",
@@ -121,7 +121,7 @@
                 __name: "empty.txt\"99aa06d3014798d86001c324468d497f\"",
                 __start: 0,
                 __len: 0,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/empty.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -137,7 +137,7 @@
                 __name: "hash#name.txt\"dbd013307bbfcad12e8f738963f237b9\"",
                 __start: 0,
                 __len: 17,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/hash#name.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -153,7 +153,7 @@
                 __name: "hello.txt\"2a35b79c6580a9c806dda462bf34e6b8\"",
                 __start: 0,
                 __len: 16,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/hello.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -169,7 +169,7 @@
                 __name: "images/logo.svg\"4c174b6e19fb93f584e50f26988aa95f\"",
                 __start: 0,
                 __len: 108,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/images/logo.svg"),
                     mime: "image/svg+xml",
                     content_type: "image/svg+xml; charset=utf-8",
@@ -185,7 +185,7 @@
                 __name: "images/pixel.png\"e02cc7da296d873db28a3a8d04f01481\"",
                 __start: 0,
                 __len: 69,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/images/pixel.png"
                     ),
@@ -203,7 +203,7 @@
                 __name: "index.html\"1abfb21306559f62a5761e75269896b0\"",
                 __start: 0,
                 __len: 341,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "fixtures_gzip/1abfb21306559f62a5761e75269896b0-9.gz"
                     ),
@@ -223,7 +223,7 @@
                 __name: "module.wasm\"847777c18aeb0bbcfd91e35b50e08958\"",
                 __start: 0,
                 __len: 8,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/module.wasm"),
                     mime: "application/wasm",
                     content_type: "application/wasm",
@@ -239,7 +239,7 @@
                 __name: "notes.unknownext\"447626bd85a3fb7ff134f525ee083428\"",
                 __start: 0,
                 __len: 26,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/notes.unknownext"
                     ),
@@ -257,7 +257,7 @@
                 __name: "percent%20name.txt\"0065acc0df98180dc496cd3fefc86d55\"",
                 __start: 0,
                 __len: 20,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/percent%20name.txt"
                     ),
@@ -275,7 +275,7 @@
                 __name: "question?.txt\"27cffa3883986cc153fec623411da623\"",
                 __start: 0,
                 __len: 26,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/question?.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -291,7 +291,7 @@
                 __name: "random.bin\"0ed4d810521b3e0f4a5f9ead9f0d467d\"",
                 __start: 0,
                 __len: 8192,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/random.bin"),
                     mime: "application/octet-stream",
                     content_type: "application/octet-stream",
@@ -307,7 +307,7 @@
                 __name: "style.css\"11cb37273ff0c2e5b8d262e665ed0bdc\"",
                 __start: 0,
                 __len: 661,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "fixtures_gzip/11cb37273ff0c2e5b8d262e665ed0bdc-9.gz"
                     ),
@@ -327,7 +327,7 @@
                 __name: "unicodé-日本.txt\"2edf4a83de05402a0275b5be6d37bd4e\"",
                 __start: 0,
                 __len: 36,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "../../../assets/fixtures/unicodé-日本.txt"
                     ),
@@ -345,7 +345,7 @@
                 __name: "with space.txt\"17d085f1a1b6455085097e38ef83c93f\"",
                 __start: 0,
                 __len: 20,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!("../../../assets/fixtures/with space.txt"),
                     mime: "text/plain",
                     content_type: "text/plain; charset=utf-8",
@@ -360,10 +360,10 @@
         ];
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
-        const BUNDLE: &::bindery::__private_v7::BundleInfo = &::bindery::__private_v7::BundleInfo::NONE;
-        const SCRIPTS: &[::bindery::__private_v7::ScriptHashes] = &[];
-        const DEV: &[::bindery::__private_v7::DevSource] = &[];
-        ::bindery::__private_v7::catalog(
+        const BUNDLE: &::bindery::__private_v8::BundleInfo = &::bindery::__private_v8::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v8::ScriptHashes] = &[];
+        const DEV: &[::bindery::__private_v8::DevSource] = &[];
+        ::bindery::__private_v8::catalog(
             ::bindery::Mode::Gzip,
             "",
             DEV,

@@ -5,7 +5,7 @@
 // bindery_cli::run.
 
 ::bindery::__bindery_module! {
-    contract = 7;
+    contract = 8;
     generator = "bindery-codegen 0.1.0";
     regenerate = "bindery embed assets/spa --mode gzip --out examples/bindata-demo/src/spa.rs --name SPA --precompress br,zstd --dev";
     name = SPA;
@@ -19,7 +19,7 @@
                 __name: "app.js\"5ecc4ff9d98cf62a7e2629c52b61b0a9\"",
                 __start: 0,
                 __len: 3437,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "spa/5ecc4ff9d98cf62a7e2629c52b61b0a9-9.gz"
                     ),
@@ -30,15 +30,15 @@
                         "\"5ecc4ff9d98cf62a7e2629c52b61b0a9-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
-                            ::bindery::__private_v7::Encoded {
+                        const VARIANTS: &[::bindery::__private_v8::Encoded] = &[
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/5ecc4ff9d98cf62a7e2629c52b61b0a9-11.br"
                                 ),
                                 etag: "\"5ecc4ff9d98cf62a7e2629c52b61b0a9-br\"",
                             },
-                            ::bindery::__private_v7::Encoded {
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/5ecc4ff9d98cf62a7e2629c52b61b0a9-19.zst"
@@ -57,7 +57,7 @@
                 __name: "favicon.svg\"1d8b203a22c334856152a7ba98fa0af4\"",
                 __start: 0,
                 __len: 185,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "spa/1d8b203a22c334856152a7ba98fa0af4-9.gz"
                     ),
@@ -68,15 +68,15 @@
                         "\"1d8b203a22c334856152a7ba98fa0af4-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
-                            ::bindery::__private_v7::Encoded {
+                        const VARIANTS: &[::bindery::__private_v8::Encoded] = &[
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/1d8b203a22c334856152a7ba98fa0af4-11.br"
                                 ),
                                 etag: "\"1d8b203a22c334856152a7ba98fa0af4-br\"",
                             },
-                            ::bindery::__private_v7::Encoded {
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/1d8b203a22c334856152a7ba98fa0af4-19.zst"
@@ -95,7 +95,7 @@
                 __name: "index.html\"005a36ed852fb947aed83d69c2b1f351\"",
                 __start: 0,
                 __len: 1689,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "spa/005a36ed852fb947aed83d69c2b1f351-9.gz"
                     ),
@@ -106,15 +106,15 @@
                         "\"005a36ed852fb947aed83d69c2b1f351-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
-                            ::bindery::__private_v7::Encoded {
+                        const VARIANTS: &[::bindery::__private_v8::Encoded] = &[
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/005a36ed852fb947aed83d69c2b1f351-11.br"
                                 ),
                                 etag: "\"005a36ed852fb947aed83d69c2b1f351-br\"",
                             },
-                            ::bindery::__private_v7::Encoded {
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/005a36ed852fb947aed83d69c2b1f351-19.zst"
@@ -133,7 +133,7 @@
                 __name: "style.css\"4f4a8c1815b64594fb310f659628ca58\"",
                 __start: 0,
                 __len: 1721,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "spa/4f4a8c1815b64594fb310f659628ca58-9.gz"
                     ),
@@ -144,15 +144,15 @@
                         "\"4f4a8c1815b64594fb310f659628ca58-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
-                            ::bindery::__private_v7::Encoded {
+                        const VARIANTS: &[::bindery::__private_v8::Encoded] = &[
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/4f4a8c1815b64594fb310f659628ca58-11.br"
                                 ),
                                 etag: "\"4f4a8c1815b64594fb310f659628ca58-br\"",
                             },
-                            ::bindery::__private_v7::Encoded {
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/4f4a8c1815b64594fb310f659628ca58-19.zst"
@@ -171,7 +171,7 @@
                 __name: "world.svg\"ce1afe8134fee1c88979a05c9447fa74\"",
                 __start: 0,
                 __len: 26394,
-                __info: &::bindery::__private_v7::Info {
+                __info: &::bindery::__private_v8::Info {
                     data: ::core::include_bytes!(
                         "spa/ce1afe8134fee1c88979a05c9447fa74-9.gz"
                     ),
@@ -182,15 +182,15 @@
                         "\"ce1afe8134fee1c88979a05c9447fa74-gz\"",
                     ),
                     variants: {
-                        const VARIANTS: &[::bindery::__private_v7::Encoded] = &[
-                            ::bindery::__private_v7::Encoded {
+                        const VARIANTS: &[::bindery::__private_v8::Encoded] = &[
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Br,
                                 bytes: ::core::include_bytes!(
                                     "spa/ce1afe8134fee1c88979a05c9447fa74-11.br"
                                 ),
                                 etag: "\"ce1afe8134fee1c88979a05c9447fa74-br\"",
                             },
-                            ::bindery::__private_v7::Encoded {
+                            ::bindery::__private_v8::Encoded {
                                 encoding: ::bindery::Encoding::Zstd,
                                 bytes: ::core::include_bytes!(
                                     "spa/ce1afe8134fee1c88979a05c9447fa74-19.zst"
@@ -208,15 +208,15 @@
         ];
         const URLS: &[&str] = &[];
         const BY_URL: &[u32] = &[];
-        const BUNDLE: &::bindery::__private_v7::BundleInfo = &::bindery::__private_v7::BundleInfo::NONE;
-        const SCRIPTS: &[::bindery::__private_v7::ScriptHashes] = &[];
-        const DEV: &[::bindery::__private_v7::DevSource] = ::bindery::__bindery_dev!(
+        const BUNDLE: &::bindery::__private_v8::BundleInfo = &::bindery::__private_v8::BundleInfo::NONE;
+        const SCRIPTS: &[::bindery::__private_v8::ScriptHashes] = &[];
+        const DEV: &[::bindery::__private_v8::DevSource] = ::bindery::__bindery_dev!(
             { root = ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/../../assets/spa"), prefix = "", rules =
             "hidden=false\ngitignore=false\nsiblings=false\nmodified=false\nintegrity=false\n"
             }
         );
-        ::bindery::__private_v7::catalog(
+        ::bindery::__private_v8::catalog(
             ::bindery::Mode::Gzip,
             "",
             DEV,

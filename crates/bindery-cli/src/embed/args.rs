@@ -20,7 +20,7 @@ const EXAMPLES: &str = "Examples:
       exits 1, naming each stale file, if regenerating would change anything (for CI)
   bindery embed assets/spa --folder assets/docs --prefix docs --include '*.md'
       one catalog of two folders: the flags after a --folder that each folder has its own of
-      (prefix, include, exclude, hidden, gitignore, siblings, allow-missing) are that folder's
+      (--folder's help lists them) are that folder's
 
 Use the module with `mod spa;` (or `include!`) and a dependency on `bindery`.
 Exit status: 0 done or up to date, 1 stale (--check) or a failure, 2 bad arguments or input.";
@@ -151,12 +151,17 @@ fn own_args() -> [Arg; 7] {
             .value_name("DIR")
             .action(ArgAction::Append)
             .value_parser(clap::value_parser!(PathBuf))
-            .help(
+            .help(format!(
                 "A further folder of the same catalog (repeatable). The options each folder has \
-                 its own of (--prefix, --include, --exclude, --hidden, --gitignore, --siblings, \
-                 --allow-missing) written after it are its own; the others are the whole \
+                 its own of ({}) written after it are its own; the others are the whole \
                  catalog's. A path two folders give fails the run, naming both.",
-            ),
+                bindery_codegen::options::SETTINGS
+                    .iter()
+                    .filter(|setting| setting.per_folder)
+                    .map(bindery_codegen::options::Setting::flag)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
         Arg::new("dir")
             .required(true)
             .value_name("DIR")
@@ -215,6 +220,7 @@ fn option_arg(setting: &'static Setting) -> Arg {
             .value_parser(PossibleValuesParser::new(words)),
         Takes::Text => arg.value_name("TEXT").action(repeated),
         Takes::Globs => arg.value_name("GLOB").action(ArgAction::Append),
+        Takes::Texts(what) => arg.value_name(what).action(ArgAction::Append),
         Takes::Words(words) => arg
             .value_name("WORDS")
             .action(ArgAction::Append)
@@ -290,7 +296,7 @@ fn given(
                 add(folder_of(index), Given::Text(value.clone()))?;
             }
         }
-        Takes::Globs | Takes::Words(_) => {
+        Takes::Globs | Takes::Texts(_) | Takes::Words(_) => {
             let values = matches
                 .get_many::<String>(setting.name)
                 .into_iter()

@@ -45,6 +45,27 @@ impl Options {
     }
 }
 
+/// The parts whose folder exists; for each other (missing under `allow_missing`), what its
+/// error says is noted in `manifest`.
+fn present_parts<'a>(
+    parts: &'a [Options],
+    manifest: &mut Manifest,
+) -> Result<Vec<&'a Options>, Error> {
+    let mut present = Vec::with_capacity(parts.len());
+    for part in parts {
+        if part.folder_exists()? {
+            present.push(part);
+        } else {
+            let missing = Error::MissingFolder {
+                path: part.root.clone(),
+                hint: (!part.hint.is_empty()).then(|| part.hint.clone()),
+            };
+            manifest.missing.push(missing.to_string());
+        }
+    }
+    Ok(present)
+}
+
 pub(crate) fn build(
     options: &Options,
     progress: &mut dyn FnMut(Progress<'_>),
@@ -54,12 +75,7 @@ pub(crate) fn build(
     }
     let parts = options.parts();
     let mut manifest = empty_manifest(&parts)?;
-    let mut present = Vec::with_capacity(parts.len());
-    for part in &parts {
-        if part.folder_exists()? {
-            present.push(part);
-        }
-    }
+    let present = present_parts(&parts, &mut manifest)?;
     if present.is_empty() {
         return Ok(manifest);
     }
@@ -233,6 +249,7 @@ fn empty_manifest(parts: &[Options]) -> Result<Manifest, Error> {
         fingerprint: options.fingerprint,
         bundle: None,
         release_records: Vec::new(),
+        missing: Vec::new(),
     })
 }
 
@@ -263,7 +280,7 @@ fn describe_all(
     let mut plan = plan(options);
     plan.siblings = siblings;
     let mut hashes = Hashes::load(cache, scan_key);
-    let mut media_types = MediaTypes::default();
+    let mut media_types = MediaTypes::new(options)?;
     let total = found_files.len();
     let mut files = Vec::with_capacity(total);
     for found in found_files {
@@ -277,6 +294,7 @@ fn describe_all(
         files.push(file);
     }
     hashes.save();
+    media_types.check(options.deny_unknown_types)?;
     Ok(files)
 }
 
@@ -294,24 +312,58 @@ fn check_unchanged(files: &[Described]) -> Result<(), Error> {
     }
 }
 
-/// Media types by extension: a guess is a table search, slow in the unoptimised builds proc
-/// macros get, and depends on the extension only.
-#[derive(Default)]
-struct MediaTypes(HashMap<String, (&'static str, String)>);
+/// Media types: the `types` rules by catalog path, else by extension (a guess is a table
+/// search, slow in the unoptimised builds proc macros get, and depends on the extension only);
+/// the files no rule or table knows are noted for `unknown_types = "deny"`.
+struct MediaTypes {
+    rules: bindery_core::describe::MediaTypes,
+    by_extension: HashMap<String, (Option<&'static str>, String)>,
+    unknown: Vec<String>,
+}
 
 impl MediaTypes {
-    fn of(&mut self, relative: &str) -> (&'static str, String) {
-        let extension = Path::new(relative)
+    fn new(options: &Options) -> Result<Self, Error> {
+        Ok(MediaTypes {
+            rules: bindery_core::describe::MediaTypes::new(&options.rules.types)?,
+            by_extension: HashMap::new(),
+            unknown: Vec::new(),
+        })
+    }
+
+    /// The media type and `Content-Type` of the file at catalog path `path`.
+    fn of(&mut self, path: &str) -> (String, String) {
+        if let Some(chosen) = self.rules.of(path) {
+            return (chosen.to_owned(), crate::describe::content_type(chosen));
+        }
+        let extension = Path::new(path)
             .extension()
             .map(|extension| extension.to_string_lossy().into_owned())
             .unwrap_or_default();
-        self.0
+        let (known, content_type) = self
+            .by_extension
             .entry(extension)
             .or_insert_with(|| {
-                let mime = crate::describe::mime(relative);
-                (mime, crate::describe::content_type(mime))
+                let known = crate::describe::known_mime(path);
+                let mime = known.unwrap_or("application/octet-stream");
+                (known, crate::describe::content_type(mime))
             })
-            .clone()
+            .clone();
+        if known.is_none() {
+            self.unknown.push(path.to_owned());
+        }
+        let mime = known.unwrap_or("application/octet-stream").to_owned();
+        (mime, content_type)
+    }
+
+    /// Under `unknown_types = "deny"`, the error naming every file no rule or table knows.
+    fn check(mut self, deny: bool) -> Result<(), Error> {
+        if !deny || self.unknown.is_empty() {
+            return Ok(());
+        }
+        self.unknown.sort();
+        Err(Error::UnknownMediaTypes {
+            files: self.unknown,
+        })
     }
 }
 
@@ -358,7 +410,7 @@ fn describe(
         is_packed,
         snapshot,
     } = storage;
-    let (mime, content_type) = media_types.of(&found.relative);
+    let (mime, content_type) = media_types.of(&format!("{prefix}{}", found.relative));
     let modified = if plan.modified {
         source_time
             .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
@@ -376,7 +428,7 @@ fn describe(
             sha256,
             integrity,
             fingerprinted: None,
-            mime: mime.to_owned(),
+            mime,
             content_type,
             modified,
             stored,

@@ -363,11 +363,7 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
             None => entry::own(&mut text, manifest, entry, locator),
         }
     }
-    let mode = match manifest.mode {
-        Mode::Static => quote!(Static),
-        Mode::Gzip => quote!(Gzip),
-        Mode::Copy => quote!(Copy),
-    };
+    let mode = mode_name(manifest.mode);
     let prefix = manifest.catalog_prefix();
     let dev_source = locator.dev_source(manifest);
     // The macro sorted the paths itself; a generated module may have been edited by hand, so its
@@ -377,9 +373,12 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     } else {
         quote!(#private::catalog)
     };
+    let catalog =
+        quote!(#build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL, BUNDLE, SCRIPTS));
+    let catalog = noting_missing(manifest, catalog, &private);
     let tail = quote! {
         const DEV: &[#private::DevSource] = #dev_source;
-        #build(#runtime::Mode::#mode, #prefix, DEV, FILES, URLS, BY_URL, BUNDLE, SCRIPTS)
+        #catalog
     };
     text.push_str("];");
     text.push_str(&url_tables(manifest));
@@ -388,6 +387,31 @@ pub fn catalog_text(manifest: &Manifest, locator: &Locator) -> String {
     text.push_str(&script_table(manifest, &private_text));
     text.push_str(&format!(" {tail} }}"));
     text
+}
+
+/// The `Mode` variant's name.
+fn mode_name(mode: Mode) -> TokenStream {
+    match mode {
+        Mode::Static => quote!(Static),
+        Mode::Gzip => quote!(Gzip),
+        Mode::Copy => quote!(Copy),
+    }
+}
+
+/// `catalog`, for a folder missing under `allow_missing`, with what its error says: debug
+/// builds serve it for every miss, release builds fail with it.
+fn noting_missing(manifest: &Manifest, catalog: TokenStream, private: &TokenStream) -> TokenStream {
+    if manifest.missing.is_empty() {
+        return catalog;
+    }
+    let note = manifest.missing.join("\n");
+    let refusal =
+        format!("bindery: {note} (`allow_missing` gives an empty catalog in debug builds only)");
+    quote! {
+        #[cfg(not(debug_assertions))]
+        ::core::compile_error!(#refusal);
+        #private::missing(#catalog, #note)
+    }
 }
 
 /// What the catalog needs of the runtime's features, asked of it (`__bindery_requires!`): a

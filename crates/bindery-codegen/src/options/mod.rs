@@ -85,6 +85,10 @@ pub struct Options {
     pub(crate) level: u32,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) allow_missing: bool,
+    /// What a missing folder's error tells the user to do; empty: bindery's own advice.
+    pub(crate) hint: String,
+    /// `unknown_types = "deny"`: a file with no known media type fails the build.
+    pub(crate) deny_unknown_types: bool,
     pub(crate) large_threshold: Option<u64>,
     pub(crate) precompress: Vec<Encoding>,
     pub(crate) pack: bool,
@@ -122,6 +126,8 @@ impl Options {
             level: DEFAULT_LEVEL,
             cache_dir: None,
             allow_missing: false,
+            hint: String::new(),
+            deny_unknown_types: false,
             large_threshold: Some(DEFAULT_LARGE_THRESHOLD),
             precompress: Vec::new(),
             pack: false,
@@ -550,6 +556,63 @@ impl Options {
     /// Lets a missing folder give an empty catalog instead of an error (a front end not built yet).
     pub fn allow_missing(mut self, allow_missing: bool) -> Self {
         self.allow_missing = allow_missing;
+        self
+    }
+
+    /// What the error for a missing folder tells the user to do (how the folder is made: `"run
+    /// npm run build in web/"`), in place of bindery's general advice. The macro's `hint`.
+    ///
+    /// ```
+    /// let error = bindery_codegen::Options::new("no/such/dist")
+    ///     .hint("run `npm run build` in web/")
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(error.to_string(), "folder `no/such/dist` does not exist; run `npm run build` in web/");
+    /// ```
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = hint.into();
+        self
+    }
+
+    /// Embeds names starting with `.` that are in `names` (`.well-known`), a file or folder
+    /// of that name at any depth, without [`hidden`](Self::hidden): every other dotfile stays
+    /// out. The macro's `dotfiles = [".well-known"]`.
+    ///
+    /// ```
+    /// let manifest = bindery_codegen::Options::new("../../assets/types").dotfiles([".well-known"]).build().unwrap();
+    /// let paths: Vec<&str> = manifest.entries.iter().map(|entry| entry.path.as_str()).collect();
+    /// assert!(paths.contains(&".well-known/apple-app-site-association"));
+    /// assert!(!paths.contains(&".env"));
+    /// ```
+    pub fn dotfiles<N: Into<String>>(mut self, names: impl IntoIterator<Item = N>) -> Self {
+        self.rules.dotfiles = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Gives the files a `glob` matches the media type `media_type` (`application/json`), over
+    /// the guess from the extension; the first rule that matches wins. Recorded in the catalog,
+    /// so dev mode and an overlay give the same type. The macro's `types = ["glob=type"]`.
+    ///
+    /// ```
+    /// let manifest = bindery_codegen::Options::new("../../assets/types")
+    ///     .dotfiles([".well-known"])
+    ///     .media_type(".well-known/apple-app-site-association", "application/json")
+    ///     .build()
+    ///     .unwrap();
+    /// let file = manifest.entries.iter().find(|entry| entry.path.ends_with("association")).unwrap();
+    /// assert_eq!(file.mime, "application/json");
+    /// ```
+    pub fn media_type(mut self, glob: &str, media_type: &str) -> Self {
+        self.rules.types.push(format!("{glob}={media_type}"));
+        self
+    }
+
+    /// With `true`, a file whose media type is unknown (no [`media_type`](Self::media_type)
+    /// rule, an extension no table knows: `LICENSE`, `data.bin2`) fails the build with
+    /// [`Error::UnknownMediaTypes`] naming each; with `false` (the default) it is served as
+    /// `application/octet-stream`. The macro's `unknown_types = "deny"`.
+    pub fn deny_unknown_types(mut self, deny: bool) -> Self {
+        self.deny_unknown_types = deny;
         self
     }
 

@@ -31,6 +31,9 @@ pub enum Takes {
     Text,
     /// A glob or a list of globs (the generator's flag repeats).
     Globs,
+    /// A string or a list of them, each what the name says (`NAME`, `GLOB=TYPE`; the
+    /// generator's flag repeats).
+    Texts(&'static str),
     /// A list of these words (the generator's flag takes them comma-separated).
     Words(&'static [&'static str]),
     /// A whole number up to this.
@@ -69,6 +72,7 @@ impl Takes {
             Takes::Word(words) => quoted(words),
             Takes::Text => "a string".to_owned(),
             Takes::Globs => "a glob string or a list of them".to_owned(),
+            Takes::Texts(what) => format!("a string ({what}) or a list of them"),
             Takes::Words(words) => format!("a list of {}", quoted(words)),
             Takes::Number(max) => format!("an integer from 0 to {max}"),
             Takes::Size => "a number of bytes or a size such as \"10 MiB\"".to_owned(),
@@ -282,6 +286,68 @@ pub static SETTINGS: &[Setting] = &[
         get: |options| Given::Bool(options.rules.hidden),
     },
     Setting {
+        name: "dotfiles",
+        takes: Takes::Texts("NAME"),
+        doc: "names starting with `.` to embed without `hidden` (a file or folder of that name at any depth: `\".well-known\"`); every other dotfile stays out",
+        default: "none",
+        per_folder: true,
+        set: |mut options, value| {
+            let names = as_list(value)?;
+            if let Some(name) = names
+                .iter()
+                .find(|name| !name.starts_with('.') || name.contains('/'))
+            {
+                return Err(format!(
+                    "`dotfiles` takes names starting with `.` and holding no `/`, not {name:?}"
+                ));
+            }
+            options.rules.dotfiles = names;
+            Ok(options)
+        },
+        get: |options| Given::List(options.rules.dotfiles.clone()),
+    },
+    Setting {
+        name: "types",
+        takes: Takes::Texts("GLOB=TYPE"),
+        doc: "media types by path, `\"glob=type\"` (`\".well-known/apple-app-site-association=application/json\"`); the first rule that matches wins over the extension's; dev mode and overlays follow them",
+        default: "by extension",
+        per_folder: false,
+        set: |mut options, value| {
+            options.rules.types = as_list(value)?;
+            Ok(options)
+        },
+        get: |options| Given::List(options.rules.types.clone()),
+    },
+    Setting {
+        name: "unknown_types",
+        takes: Takes::Word(&["octet-stream", "deny"]),
+        doc: "what a file whose media type is unknown (no `types` rule, an extension no table knows) gets: `\"octet-stream\"`, or `\"deny\"`: a build error naming each such file",
+        default: "`\"octet-stream\"`",
+        per_folder: false,
+        set: |options, value| {
+            let deny = match as_text(value)? {
+                "octet-stream" => false,
+                "deny" => true,
+                other => {
+                    return Err(format!(
+                        "`unknown_types` takes \"octet-stream\" or \"deny\", not {other:?}"
+                    ));
+                }
+            };
+            Ok(options.deny_unknown_types(deny))
+        },
+        get: |options| {
+            Given::Text(
+                if options.deny_unknown_types {
+                    "deny"
+                } else {
+                    "octet-stream"
+                }
+                .to_owned(),
+            )
+        },
+    },
+    Setting {
         name: "gitignore",
         takes: Takes::Bool,
         doc: "leave out what the folder's `.gitignore` and `.ignore` files ignore, as ripgrep does (the folders above count up to the work tree's top; no global rules); dev mode applies the same rules; needs the `gitignore` feature",
@@ -486,6 +552,15 @@ pub static SETTINGS: &[Setting] = &[
         get: |options| Given::Bool(options.allow_missing),
     },
     Setting {
+        name: "hint",
+        takes: Takes::Text,
+        doc: "what the error for a missing folder tells the user to do, such as `\"run npm run build in web/\"`",
+        default: "bindery's advice",
+        per_folder: true,
+        set: |options, value| Ok(options.hint(as_text(value)?)),
+        get: |options| Given::Text(options.hint.clone()),
+    },
+    Setting {
         name: "crate_path",
         takes: Takes::Text,
         doc: "the path generated code names the runtime by, for a crate that re-exports bindery (`\"my_crate::bindery\"`)",
@@ -508,6 +583,7 @@ mod tests {
             Takes::Word(words) => Given::Text(words[words.len() - 1].to_owned()),
             Takes::Text => Given::Text("my_crate::bindery".to_owned()),
             Takes::Globs => Given::List(vec!["**/*.js".to_owned()]),
+            Takes::Texts(_) => Given::List(vec![".well-known".to_owned()]),
             Takes::Words(words) => Given::List(vec![words[2].to_owned()]),
             Takes::Number(max) => Given::Number(max - 1),
             Takes::Size | Takes::Threshold => Given::Number(4096),

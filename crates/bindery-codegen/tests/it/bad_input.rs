@@ -15,7 +15,9 @@ fn build(root: &std::path::Path) -> Result<bindery_codegen::Manifest, Error> {
 fn missing_folder_is_an_error_unless_allowed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("dist");
-    assert!(matches!(build(&missing), Err(Error::MissingFolder { path }) if path == missing));
+    assert!(
+        matches!(build(&missing), Err(Error::MissingFolder { path, hint: None }) if path == missing)
+    );
     let manifest = Options::new(&missing)
         .allow_missing(true)
         .build()

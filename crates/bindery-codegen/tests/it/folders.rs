@@ -100,6 +100,7 @@ fn not_default(takes: Takes) -> Given {
         Takes::Word(words) => Given::Text(words[words.len() - 1].to_owned()),
         Takes::Text => Given::Text("my_crate::bindery".to_owned()),
         Takes::Globs => Given::List(vec!["**/*.js".to_owned()]),
+        Takes::Texts(_) => Given::List(vec![".well-known".to_owned()]),
         Takes::Words(words) => Given::List(vec![words[2].to_owned()]),
         Takes::Number(max) => Given::Number(max - 1),
         Takes::Size | Takes::Threshold => Given::Number(4096),

@@ -200,7 +200,12 @@ pub(super) fn remember(
         held.refused += 1;
         return None;
     }
-    let file = version(prefix, relative, bytes, digests, modified);
+    let catalog_path = format!("{prefix}{relative}");
+    let mime = match folder.types.of(&catalog_path) {
+        Some(chosen) => String::leak(chosen.to_owned()),
+        None => describe::mime(relative),
+    };
+    let file = version(prefix, relative, bytes, digests, modified, mime);
     path.kept.push(KeptVersion {
         hash,
         modified,
@@ -219,8 +224,8 @@ pub(super) fn version(
     bytes: Vec<u8>,
     digests: describe::Digests,
     modified: Option<u64>,
+    mime: &'static str,
 ) -> &'static EmbeddedFile {
-    let mime = describe::mime(relative);
     let info = Box::leak(Box::new(crate::layout::Info {
         modified,
         ..crate::layout::Info::plain(

@@ -32,7 +32,13 @@ use axum::{Router, routing::get};
 use bindery::{DirEntry, serve::ServeCatalog};
 
 static ASSETS: bindery::Catalog =
-    bindery::embed!("assets/site", exclude = ["**/*.map"], prefix = "static");
+    bindery::embed!(
+        "assets/site",
+        exclude = ["**/*.map"],
+        prefix = "static",
+        dotfiles = [".well-known"],
+        types = ["static/.well-known/apple-app-site-association=application/json"],
+    );
 
 fn list() -> String {
     ASSETS
@@ -135,6 +141,10 @@ fn write_site(project: &Project) {
     project.write("assets/site/app.js.map", "{\"version\":3}");
     project.write("assets/site/sub/page.txt", "0123456789abcdefghij");
     project.write("assets/site/.env", "SECRET=1");
+    project.write(
+        "assets/site/.well-known/apple-app-site-association",
+        "{\"applinks\":{}}",
+    );
     project.write("assets/site/.git/config", "[core]");
     project.write("assets/secret.txt", "outside the folder");
     std::os::unix::fs::symlink(
@@ -185,6 +195,15 @@ fn served_as_built(address: SocketAddr) -> String {
     );
     assert_eq!(app.header("vary"), None);
     let old_tag = app.header("etag").expect("an etag").to_owned();
+    // The build's `dotfiles` and `types`, read from disk: `.well-known` in, typed as the
+    // build typed it; `.env` beside it stays out (`the_rules_and_the_jail`).
+    let association = get(address, "/static/.well-known/apple-app-site-association");
+    assert_eq!(association.status, 200);
+    assert_eq!(association.text(), "{\"applinks\":{}}");
+    assert_eq!(
+        association.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
     let listed = get(address, "/api/list").text();
     assert!(
         listed.contains(&format!("static/app.js 19 {old_tag} text/javascript")),
@@ -346,7 +365,7 @@ fn the_rules_and_the_jail(address: SocketAddr) {
 fn dir_and_restore(address: SocketAddr, restored: &Path) {
     assert_eq!(
         get(address, "/api/dir/top").text(),
-        "static/app.js\nstatic/index.html\nstatic/inside.txt\nstatic/sub/\n"
+        "static/.well-known/\nstatic/app.js\nstatic/index.html\nstatic/inside.txt\nstatic/sub/\n"
     );
     assert_eq!(
         get(address, "/api/dir/sub").text(),

@@ -103,4 +103,23 @@ fn several_folders_in_one_catalog_embed_in_a_release_build() {
          later/late.txt late\n\
          new.js new script\n",
     );
+    // `allow_missing` gives an empty catalog in debug builds only: a release build of a catalog
+    // whose folder is missing fails, saying so.
+    project.remove("later/late.txt");
+    std::fs::remove_dir(project.path().join("later")).expect("empty folder");
+    project.write(
+        "src/main.rs",
+        format!("{MAIN}\n// rebuilt without `later/`\n"),
+    );
+    let refused = project
+        .cargo_command(&["build", "--release"])
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "built without `later/`");
+    assert!(
+        stderr.contains("later` does not exist")
+            && stderr.contains("`allow_missing` gives an empty catalog in debug builds only"),
+        "{stderr}"
+    );
 }

@@ -2,6 +2,7 @@
 //! server on 127.0.0.1 driven by a real client.
 
 mod allocations;
+mod assets;
 mod bundle;
 mod conditional;
 mod deploy;
@@ -20,6 +21,7 @@ mod rfc9110;
 mod server;
 mod support;
 mod tower_http;
+mod types;
 mod zerocopy;
 
 /// Allocations are counted per thread (allocations.rs); counting costs two `Cell` updates.

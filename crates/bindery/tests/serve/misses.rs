@@ -205,3 +205,37 @@ async fn an_alias_serves_its_file_with_the_same_headers() {
         StatusCode::BAD_REQUEST
     );
 }
+
+/// A folder missing when the crate was built (`allow_missing`): a debug build answers every
+/// miss with what the build error would have said, the crate's `hint` included (a release
+/// build of it fails: tests/it/folders.rs).
+#[cfg(debug_assertions)]
+#[tokio::test]
+async fn a_missing_folder_says_what_to_run_in_a_debug_build() {
+    static NOT_BUILT: bindery::Catalog = bindery::embed!(
+        "../../assets/not-built-yet",
+        allow_missing = true,
+        hint = "run `npm run build` in web/ first"
+    );
+    assert!(NOT_BUILT.is_empty());
+    let service = bindery::serve::ServeCatalog::new(&NOT_BUILT);
+    for path in ["/", "/index.html", "/app/route"] {
+        let reply = crate::support::get(&service, path, &[("accept", "text/html")]).await;
+        assert_eq!(
+            reply.status,
+            http::StatusCode::SERVICE_UNAVAILABLE,
+            "{path}"
+        );
+        assert_eq!(reply.header("content-type"), "text/plain; charset=utf-8");
+        assert_eq!(reply.header("cache-control"), "no-store");
+        let text = String::from_utf8_lossy(&reply.body);
+        assert!(
+            text.contains("not-built-yet` does not exist; run `npm run build` in web/ first"),
+            "{text}"
+        );
+    }
+    // Without `allow_missing`'s note, a miss is the plain 404.
+    let fixtures = bindery::serve::ServeCatalog::new(&crate::support::STATIC);
+    let miss = crate::support::get(&fixtures, "/nope", &[]).await;
+    assert_eq!(miss.status, http::StatusCode::NOT_FOUND);
+}

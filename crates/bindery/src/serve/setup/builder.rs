@@ -47,6 +47,8 @@ pub struct Builder {
     policy: Option<Policy>,
     decompression: Decompression,
     headers: path_headers::Given,
+    /// `Content-Type` values by glob ([`content_type`](Self::content_type)).
+    types: Vec<(String, String)>,
     /// The base `Content-Security-Policy` of HTML files, their inline scripts' hashes added.
     csp: Option<String>,
 }
@@ -101,6 +103,7 @@ impl Builder {
             policy: None,
             decompression: Decompression::default(),
             headers: Vec::new(),
+            types: Vec::new(),
             csp: None,
         }
     }
@@ -283,6 +286,30 @@ impl Builder {
             .map(|(name, value)| (name.as_ref().to_owned(), value.as_ref().to_owned()))
             .collect();
         self.headers.push((glob.to_owned(), headers));
+        self
+    }
+
+    /// Sends `media_type` as the `Content-Type` of every file whose catalog path matches `glob`
+    /// (the build's glob syntax), over the type the catalog recorded: for a catalog you do not
+    /// build yourself, or a type that differs by deployment. The last matching rule wins. The
+    /// build's `types` option records a type in the catalog itself, for every door, dev mode
+    /// and overlays alike; prefer it when you build the catalog. A value that is not a media
+    /// type is a [`BuildError`](crate::serve::BuildError).
+    ///
+    /// ```
+    /// # static SITE: bindery::Catalog = bindery::embed!("../../assets/fixtures");
+    /// let service = bindery::serve::ServeCatalog::builder(&SITE)
+    ///     .content_type("notes.unknownext", "text/markdown; charset=utf-8")
+    ///     .build()
+    ///     .unwrap();
+    /// let notes = service.respond(&http::Request::get("/notes.unknownext").body(()).unwrap());
+    /// assert_eq!(notes.headers()["content-type"], "text/markdown; charset=utf-8");
+    ///
+    /// let bad = bindery::serve::ServeCatalog::builder(&SITE).content_type("**", "json");
+    /// assert!(bad.build().unwrap_err().to_string().contains("not a media type"));
+    /// ```
+    pub fn content_type(mut self, glob: &str, media_type: &str) -> Self {
+        self.types.push((glob.to_owned(), media_type.to_owned()));
         self
     }
 

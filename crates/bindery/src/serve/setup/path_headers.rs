@@ -36,6 +36,28 @@ pub(crate) fn is_written_by_the_service(name: &HeaderName) -> bool {
     OWNED.contains(name)
 }
 
+fn compile(glob: &str) -> Result<Glob, BuildError> {
+    crate::facts::glob::compile_glob(glob).map_err(|error| BuildError::BadGlob {
+        glob: glob.to_owned(),
+        message: error.to_string(),
+    })
+}
+
+/// Whether `value` reads as a media type: `type/subtype` of token characters, then any
+/// parameters.
+fn is_media_type(value: &str) -> bool {
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    let token = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&byte))
+    };
+    essence
+        .split_once('/')
+        .is_some_and(|(kind, subtype)| token(kind) && token(subtype))
+}
+
 /// The headers to add, by glob, in the order they were given.
 #[derive(Debug, Default)]
 pub(crate) struct PathHeaders {
@@ -54,14 +76,31 @@ pub(crate) type Given = Vec<(String, Vec<(String, String)>)>;
 impl PathHeaders {
     /// The rules `given`, or the first that is wrong: a glob that does not compile, a name or
     /// value that is not a valid header, a header the service writes itself.
-    pub(crate) fn compile(given: Given) -> Result<PathHeaders, BuildError> {
-        let mut rules = Vec::with_capacity(given.len());
-        for (glob, headers) in given {
-            let matcher =
-                crate::facts::glob::compile_glob(&glob).map_err(|error| BuildError::BadGlob {
+    /// `types` ([`Builder::content_type`](crate::serve::Builder::content_type)) become rules
+    /// of `Content-Type` alone, after the others: [`Prepared`](super::prepared::Prepared)
+    /// takes that header out of the added ones as the file's type.
+    pub(crate) fn compile(
+        given: Given,
+        types: Vec<(String, String)>,
+    ) -> Result<PathHeaders, BuildError> {
+        let mut rules = Vec::with_capacity(given.len() + types.len());
+        for (glob, media_type) in types {
+            let matcher = compile(&glob)?;
+            let value = HeaderValue::try_from(media_type.as_str())
+                .ok()
+                .filter(|_| is_media_type(&media_type))
+                .ok_or_else(|| BuildError::BadHeader {
                     glob: glob.clone(),
-                    message: error.to_string(),
+                    name: header::CONTENT_TYPE.to_string(),
+                    reason: "not a media type (`type/subtype`, parameters after `;`)",
                 })?;
+            rules.push(Rule {
+                matcher,
+                headers: vec![(header::CONTENT_TYPE, value)],
+            });
+        }
+        for (glob, headers) in given {
+            let matcher = compile(&glob)?;
             let mut parsed = Vec::with_capacity(headers.len());
             for (name, value) in headers {
                 let bad = |reason: &'static str| BuildError::BadHeader {
@@ -119,6 +158,7 @@ mod tests {
                     ((*glob).to_owned(), headers)
                 })
                 .collect(),
+            Vec::new(),
         )
     }
 

@@ -62,10 +62,26 @@ impl Prepared {
         extra: Box<[(HeaderName, HeaderValue)]>,
     ) -> Self {
         let representations = representations(file);
+        // A `Content-Type` among the added headers is `Builder::content_type`'s: the file's.
+        let chosen_type = extra
+            .iter()
+            .rev()
+            .find(|(name, _)| name == http::header::CONTENT_TYPE)
+            .map(|(_, value)| value.clone());
+        let extra = match chosen_type {
+            None => extra,
+            Some(_) => extra
+                .into_vec()
+                .into_iter()
+                .filter(|(name, _)| name != http::header::CONTENT_TYPE)
+                .collect(),
+        };
         Prepared {
             file,
-            content_type: static_value(file.content_type())
-                .unwrap_or_else(|| HeaderValue::from_static("application/octet-stream")),
+            content_type: chosen_type.unwrap_or_else(|| {
+                static_value(file.content_type())
+                    .unwrap_or_else(|| HeaderValue::from_static("application/octet-stream"))
+            }),
             etag: static_value(file.etag()).unwrap_or_else(|| HeaderValue::from_static("invalid")),
             last_modified: file
                 .modified()

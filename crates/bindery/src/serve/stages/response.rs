@@ -74,6 +74,10 @@ pub(crate) fn build(
         Outcome::NotFound { page, varies } => {
             let (mut response, plan) = match page {
                 Some(page) => file_response(site, page, is_head, StatusCode::NOT_FOUND),
+                // A debug build of a catalog whose folder was missing says so, not 404.
+                None if cfg!(debug_assertions) && !site.catalog.missing.is_empty() => {
+                    (missing_folder(site.catalog.missing), None)
+                }
                 None => (error(site, StatusCode::NOT_FOUND, "not found"), None),
             };
             if varies {
@@ -97,6 +101,21 @@ pub(crate) fn build(
         return (response, None);
     }
     (response, plan)
+}
+
+/// 503 with what the missing folder's error says (`allow_missing`, debug builds), as text.
+fn missing_folder(note: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::from(note.as_bytes()));
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(note.len()));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(X_CONTENT_TYPE_OPTIONS, NOSNIFF);
+    response
 }
 
 /// A file's response (with `status` for a whole representation: 200, or 404 for the 404
