@@ -348,3 +348,42 @@ fn value_span(value: &Value) -> Span {
         Value::List(items) => items.first().map_or_else(Span::call_site, LitStr::span),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::missing_folder;
+
+    /// A folder named through a variable says the variable's value; a relative one says the
+    /// crate's folder; the crate's hint replaces bindery's advice.
+    #[test]
+    fn a_missing_folder_says_where_it_looked_and_from_what() {
+        let manifest_dir = Path::new("/home/me/app");
+        let value = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it for tests");
+        let through_variable = missing_folder(
+            &Path::new(&value).join("dist"),
+            None,
+            "$CARGO_MANIFEST_DIR/dist",
+            manifest_dir,
+        );
+        assert!(
+            through_variable
+                .starts_with("folder `$CARGO_MANIFEST_DIR/dist` does not exist: looked for `")
+                && through_variable.contains(&format!("($CARGO_MANIFEST_DIR is `{value}`)"))
+                && through_variable.contains("allow_missing = true"),
+            "{through_variable}"
+        );
+        let relative = missing_folder(
+            &manifest_dir.join("web/dist"),
+            Some("run `npm run build` in web/"),
+            "web/dist",
+            manifest_dir,
+        );
+        assert_eq!(
+            relative,
+            "folder `web/dist` does not exist: looked for `/home/me/app/web/dist` (relative to \
+             the crate's folder, CARGO_MANIFEST_DIR: `/home/me/app`); run `npm run build` in web/"
+        );
+    }
+}
