@@ -150,7 +150,9 @@ pub(super) fn stamp_of(opened: &std::fs::File) -> Option<Stamp> {
 }
 
 /// The whole file, if it is still what `stamp` says once read: exactly `stamp.len` bytes, and
-/// the same length and time after the read.
+/// the same length and time after the read. A file replaced by rename while it was read is
+/// still whole: its inode, now unlinked, only had its change time moved by the unlink (same
+/// length and modification time, no link left), so those bytes are the version that was there.
 pub(super) fn read_whole(mut opened: std::fs::File, stamp: Stamp) -> Option<Vec<u8>> {
     use std::io::Read;
     let len = usize::try_from(stamp.len).ok()?;
@@ -160,7 +162,28 @@ pub(super) fn read_whole(mut opened: std::fs::File, stamp: Stamp) -> Option<Vec<
         .take(stamp.len.saturating_add(1))
         .read_to_end(&mut bytes)
         .ok()?;
-    (bytes.len() == len && stamp_of(&opened) == Some(stamp)).then_some(bytes)
+    let after = stamp_of(&opened)?;
+    let whole = after == stamp || unlinked_only(&opened, &stamp, &after);
+    (bytes.len() == len && whole).then_some(bytes)
+}
+
+/// Whether the file changed only by losing its last name (renamed over, or deleted) since
+/// `before`: the same inode, length and modification time, and no link left.
+#[cfg(unix)]
+fn unlinked_only(opened: &std::fs::File, before: &Stamp, after: &Stamp) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let same_inode = (before.identity.0, before.identity.1) == (after.identity.0, after.identity.1);
+    same_inode
+        && before.len == after.len
+        && before.modified == after.modified
+        && opened
+            .metadata()
+            .is_ok_and(|metadata| metadata.nlink() == 0)
+}
+
+#[cfg(not(unix))]
+fn unlinked_only(_opened: &std::fs::File, _before: &Stamp, _after: &Stamp) -> bool {
+    false
 }
 
 /// The version `bytes` make: one kept before for this path when its content and date are the
