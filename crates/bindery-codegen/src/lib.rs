@@ -21,6 +21,7 @@ mod compress;
 mod delta;
 pub mod emit;
 mod encoding;
+mod frontend;
 mod identity;
 mod manifest;
 pub mod options;
@@ -48,6 +49,7 @@ pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
     is_compiled_in,
 };
+pub use frontend::{Frontend, FrontendError, PackageManager};
 pub use manifest::{Delta, Dictionary, Entry, Folder, Manifest, Stored, Variant};
 pub use options::{
     DEFAULT_CRATE_PATH, DEFAULT_LARGE_THRESHOLD, DEFAULT_LEVEL, Modified, Options, Progress, Rules,

@@ -50,7 +50,9 @@ fn manifest() -> String {
         .map(|feature| format!("\"bindery/{}\"", feature.trim().trim_matches('"')))
         .collect();
     format!(
-        "{MANIFEST}\n[features]\ndefault = [{}]\n",
+        "{MANIFEST}\n[build-dependencies]\nbindery-codegen = {{ path = {:?}, default-features = false }}\n\n\
+         [features]\ndefault = [{}]\n",
+        crate::project::crate_path("bindery-codegen"),
         features.join(", ")
     )
 }
@@ -946,4 +948,93 @@ fn vites_react_and_vue_templates_under_a_two_level_sub_path_get_the_verified_pag
             chromium_at(&project, &server, &path);
         }
     }
+}
+
+/// `cargo build -v` of the project: whether it succeeded, and its stderr.
+fn verbose_build(project: &Project) -> (bool, String) {
+    let output = project
+        .cargo_command(&["build", "-v"])
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .output()
+        .expect("cargo runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Whether cargo ran the package's build script in that build.
+fn ran_build_script(stderr: &str) -> bool {
+    stderr
+        .lines()
+        .any(|line| line.contains("Running `") && line.contains("build-script-build"))
+}
+
+/// Moves a file's modification time to now, as an edit would.
+fn touch(path: &Path) {
+    std::fs::File::options()
+        .append(true)
+        .open(path)
+        .and_then(|file| file.set_modified(std::time::SystemTime::now()))
+        .unwrap_or_else(|error| panic!("touch {}: {error}", path.display()));
+}
+
+/// The example's `build.rs` (`bindery_codegen::Frontend`) reruns for the front end's sources
+/// only: nothing changed, or a file of `node_modules` or of its own output touched, leaves the
+/// crate `Fresh`; an edited module reruns it; without `node_modules` the build fails naming
+/// `npm ci` and the folder to run it in.
+#[test]
+fn the_build_script_reruns_for_the_front_ends_sources_only() {
+    if !bindery_test_support::slow_test(
+        "bindery",
+        "the_build_script_reruns_for_the_front_ends_sources_only",
+        "needs npm packages and runs Vite",
+    ) {
+        return;
+    }
+    let build = std::fs::read_to_string(example().join("build.rs")).expect("build.rs");
+    assert!(build.lines().count() <= 10, "build.rs in ten lines");
+    let project = project_named("vite-rerun", "[lib]\nname = \"vite_app\"\n", &[]);
+    project.build(&[("SOURCE_DATE_EPOCH", Path::new(EPOCH))]);
+    let (built, stderr) = verbose_build(&project);
+    assert!(built && !ran_build_script(&stderr), "{stderr}");
+    assert!(stderr.contains("Fresh vite-rerun"), "{stderr}");
+
+    touch(&project.path().join("node_modules/vite/package.json"));
+    let out_dirs: Vec<PathBuf> = std::fs::read_dir(project.target().join("debug/build"))
+        .expect("build folders")
+        .flatten()
+        .map(|entry| entry.path().join("out/dist/.vite/manifest.json"))
+        .filter(|manifest| {
+            manifest.is_file() && manifest.to_string_lossy().contains("/vite-rerun-")
+        })
+        .collect();
+    assert!(!out_dirs.is_empty(), "the build wrote its output");
+    for manifest in &out_dirs {
+        touch(manifest);
+    }
+    let (built, stderr) = verbose_build(&project);
+    assert!(
+        built && !ran_build_script(&stderr),
+        "node_modules and the output are not watched: {stderr}"
+    );
+
+    touch(&project.path().join("frontend/src/main.js"));
+    let (built, stderr) = verbose_build(&project);
+    assert!(
+        built && ran_build_script(&stderr),
+        "an edited module reruns it: {stderr}"
+    );
+
+    std::fs::remove_file(project.path().join("node_modules")).expect("unlink node_modules");
+    touch(&project.path().join("frontend/src/main.js"));
+    let (built, stderr) = verbose_build(&project);
+    let folder = std::fs::canonicalize(project.path()).expect("the project's folder");
+    assert!(!built, "built without node_modules");
+    assert!(
+        stderr.contains("run `npm ci` there")
+            && (stderr.contains(&project.path().display().to_string())
+                || stderr.contains(&folder.display().to_string())),
+        "{stderr}"
+    );
 }
