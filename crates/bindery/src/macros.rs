@@ -33,10 +33,13 @@ macro_rules! __bindery_dev {
     };
 }
 
-/// A catalog's dev sources without the `dev` feature or in a release build, and without the
-/// `overlay` feature: each folder's prefix and rules, its path dropped, as above; what the
-/// rules are is what a checked reference's compile error names (`Catalog::asset`).
-#[cfg(not(any(feature = "overlay", all(feature = "dev", debug_assertions))))]
+/// A catalog's dev sources in a debug build without the `dev` and `overlay` features: each
+/// folder's prefix and rules, its path dropped, as above, for a checked reference's compile
+/// error to name the rules (`Catalog::asset`). Release builds hold none (the next arm).
+#[cfg(all(
+    debug_assertions,
+    not(any(feature = "overlay", all(feature = "dev", debug_assertions)))
+))]
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __bindery_dev {
@@ -46,6 +49,17 @@ macro_rules! __bindery_dev {
             prefix: $prefix,
             rules: $rules,
         }),*]
+    };
+}
+
+/// A catalog's dev sources in a release build without the `overlay` feature: none, so the
+/// binary holds neither the folders nor the rules.
+#[cfg(not(any(feature = "overlay", debug_assertions)))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __bindery_dev {
+    ($($ignored:tt)*) => {
+        &[]
     };
 }
 
