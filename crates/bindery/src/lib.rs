@@ -50,6 +50,7 @@
 //! | `gitignore` | `gitignore = true`: what `.gitignore` and `.ignore` files leave out (the `ignore` crate) |
 //! | `dev` | dev mode: in debug builds, each catalog reads its folder on disk as it is now |
 //! | `overlay` | `bindery::overlay`: a folder on disk laid over a catalog, in release builds too |
+//! | `livereload` | with `dev`: `serve::LiveReload` reloads open pages on an edit (debug builds only) |
 //! | `serve` | `bindery::serve`: `ServeCatalog`, a tower service with static-server semantics |
 //! | `server` | `bindery::serve::Server`: a hardened HTTP/1 and HTTP/2 server for any tower service |
 //! | `zerocopy` | `bindery::zerocopy` (Linux): embedded bytes sent by `sendfile(2)` from the executable |

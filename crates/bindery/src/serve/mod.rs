@@ -52,6 +52,8 @@ mod head;
 mod http;
 mod not_found;
 mod page;
+#[cfg(feature = "livereload")]
+mod reload;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
@@ -64,6 +66,12 @@ pub use body::Body;
 pub use head::RequestHead;
 pub use not_found::NotFoundService;
 pub use page::Page;
+#[cfg(all(feature = "livereload", debug_assertions))]
+#[cfg_attr(docsrs, doc(cfg(feature = "livereload")))]
+pub use reload::DevHtml;
+#[cfg(feature = "livereload")]
+#[cfg_attr(docsrs, doc(cfg(feature = "livereload")))]
+pub use reload::LiveReload;
 #[cfg(feature = "server")]
 pub use server::Server;
 pub use service::ServeCatalog;

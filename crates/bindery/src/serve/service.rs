@@ -114,7 +114,14 @@ impl ServeCatalog {
 
     fn answer(&self, outcome: Outcome<'_>, request: &impl RequestHead) -> Answer {
         let is_head = request.method_name() == "HEAD";
-        let (response, pending) = response::build(&self.site, outcome, is_head);
+        #[allow(unused_mut, reason = "marked for live reload in dev mode only")]
+        let (mut response, pending) = response::build(&self.site, outcome, is_head);
+        #[cfg(all(feature = "livereload", debug_assertions))]
+        if self.site.catalog.is_dev() {
+            response
+                .extensions_mut()
+                .insert(crate::serve::reload::DevAnswer);
+        }
         self.bodies.attach(response, pending)
     }
 

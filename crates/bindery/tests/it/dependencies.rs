@@ -169,7 +169,15 @@ fn the_readme_s_feature_table_counts_what_each_feature_compiles() {
         base + 1
     );
     let serve = crate_count("serve");
-    let over_serve = ["server", "zerocopy", "axum", "actix", "rocket", "minijinja"];
+    let over_serve = [
+        "server",
+        "zerocopy",
+        "axum",
+        "actix",
+        "rocket",
+        "minijinja",
+        "livereload",
+    ];
     let rows: Vec<(&str, usize)> = readme
         .lines()
         .filter_map(|line| {

@@ -12,6 +12,7 @@ mod metadata;
 mod options;
 mod project;
 mod rebuild;
+mod reload;
 mod reproducible;
 mod roundtrip;
 mod rust_embed_crates;
