@@ -204,6 +204,22 @@ fn served_as_built(address: SocketAddr) -> String {
         association.header("content-type"),
         Some("application/json; charset=utf-8")
     );
+    let path = "/static/.well-known/apple-app-site-association";
+    let etag = association.header("etag").expect("an etag").to_owned();
+    for (method, headers, status) in [
+        ("HEAD", vec![], 200),
+        ("GET", vec![("range", "bytes=0-4")], 206),
+    ] {
+        let reply = raw_request(address, method, path, &headers);
+        assert_eq!(reply.status, status, "{method} {headers:?}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("application/json; charset=utf-8"),
+            "{method} {headers:?}"
+        );
+    }
+    let fresh = raw_request(address, "GET", path, &[("if-none-match", &etag)]);
+    assert_eq!(fresh.status, 304);
     let listed = get(address, "/api/list").text();
     assert!(
         listed.contains(&format!("static/app.js 19 {old_tag} text/javascript")),
