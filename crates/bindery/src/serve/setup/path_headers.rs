@@ -58,10 +58,12 @@ fn is_media_type(value: &str) -> bool {
         .is_some_and(|(kind, subtype)| token(kind) && token(subtype))
 }
 
-/// The headers to add, by glob, in the order they were given.
+/// The headers to add, by glob, in the order they were given, and the `Content-Type`s
+/// chosen by glob ([`Builder::content_type`](crate::serve::Builder::content_type)).
 #[derive(Debug, Default)]
 pub(crate) struct PathHeaders {
     rules: Vec<Rule>,
+    types: Vec<(Glob, HeaderValue)>,
 }
 
 #[derive(Debug)]
@@ -74,16 +76,14 @@ struct Rule {
 pub(crate) type Given = Vec<(String, Vec<(String, String)>)>;
 
 impl PathHeaders {
-    /// The rules `given`, or the first that is wrong: a glob that does not compile, a name or
-    /// value that is not a valid header, a header the service writes itself.
-    /// `types` ([`Builder::content_type`](crate::serve::Builder::content_type)) become rules
-    /// of `Content-Type` alone, after the others: [`Prepared`](super::prepared::Prepared)
-    /// takes that header out of the added ones as the file's type.
+    /// The rules `given` and the media `types` by glob, or the first that is wrong: a glob
+    /// that does not compile, a name or value that is not a valid header, a header the service
+    /// writes itself, a value that is not a media type.
     pub(crate) fn compile(
         given: Given,
         types: Vec<(String, String)>,
     ) -> Result<PathHeaders, BuildError> {
-        let mut rules = Vec::with_capacity(given.len() + types.len());
+        let mut chosen_types = Vec::with_capacity(types.len());
         for (glob, media_type) in types {
             let matcher = compile(&glob)?;
             let value = HeaderValue::try_from(media_type.as_str())
@@ -94,11 +94,9 @@ impl PathHeaders {
                     name: header::CONTENT_TYPE.to_string(),
                     reason: "not a media type (`type/subtype`, parameters after `;`)",
                 })?;
-            rules.push(Rule {
-                matcher,
-                headers: vec![(header::CONTENT_TYPE, value)],
-            });
+            chosen_types.push((matcher, value));
         }
+        let mut rules = Vec::with_capacity(given.len());
         for (glob, headers) in given {
             let matcher = compile(&glob)?;
             let mut parsed = Vec::with_capacity(headers.len());
@@ -124,7 +122,19 @@ impl PathHeaders {
                 headers: parsed,
             });
         }
-        Ok(PathHeaders { rules })
+        Ok(PathHeaders {
+            rules,
+            types: chosen_types,
+        })
+    }
+
+    /// The `Content-Type` the last type rule matching catalog path `path` chose, if one does.
+    pub(crate) fn content_type(&self, path: &str) -> Option<HeaderValue> {
+        self.types
+            .iter()
+            .rev()
+            .find(|(matcher, _)| matcher.is_match(path))
+            .map(|(_, value)| value.clone())
     }
 
     /// The headers for the file at catalog path `path`: those of every rule whose glob

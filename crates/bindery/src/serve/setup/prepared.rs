@@ -62,26 +62,10 @@ impl Prepared {
         extra: Box<[(HeaderName, HeaderValue)]>,
     ) -> Self {
         let representations = representations(file);
-        // A `Content-Type` among the added headers is `Builder::content_type`'s: the file's.
-        let chosen_type = extra
-            .iter()
-            .rev()
-            .find(|(name, _)| name == http::header::CONTENT_TYPE)
-            .map(|(_, value)| value.clone());
-        let extra = match chosen_type {
-            None => extra,
-            Some(_) => extra
-                .into_vec()
-                .into_iter()
-                .filter(|(name, _)| name != http::header::CONTENT_TYPE)
-                .collect(),
-        };
         Prepared {
             file,
-            content_type: chosen_type.unwrap_or_else(|| {
-                static_value(file.content_type())
-                    .unwrap_or_else(|| HeaderValue::from_static("application/octet-stream"))
-            }),
+            content_type: static_value(file.content_type())
+                .unwrap_or_else(|| HeaderValue::from_static("application/octet-stream")),
             etag: static_value(file.etag()).unwrap_or_else(|| HeaderValue::from_static("invalid")),
             last_modified: file
                 .modified()
@@ -96,6 +80,14 @@ impl Prepared {
             deltas: Box::default(),
             use_as_dictionary: None,
         }
+    }
+
+    /// The file's `Content-Type` as `Builder::content_type` chose it, when it did.
+    pub(crate) fn with_content_type(mut self, chosen: Option<HeaderValue>) -> Self {
+        if let Some(chosen) = chosen {
+            self.content_type = chosen;
+        }
+        self
     }
 
     /// Adds what makes the file a compression dictionary, served under `mount`: its

@@ -116,12 +116,11 @@ impl Site {
     /// A file read from disk now (dev mode's, an overlay's), with headers made for it.
     fn made_for(&self, file: &'static EmbeddedFile) -> Target<'_> {
         let no_cache = |_: &EmbeddedFile| HeaderValue::from_static(NO_CACHE);
+        let added = &self.config.path_headers;
+        let prepared = Prepared::new(file, &no_cache, added.for_path(file.path()))
+            .with_content_type(added.content_type(file.path()));
         Target {
-            headers: Headers::Disk(Box::new(Prepared::new(
-                file,
-                &no_cache,
-                self.config.path_headers.for_path(file.path()),
-            ))),
+            headers: Headers::Disk(Box::new(prepared)),
             index: None,
             by_fingerprint: false,
         }

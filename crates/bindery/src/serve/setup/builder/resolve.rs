@@ -128,8 +128,9 @@ impl Builder {
                 .files()
                 .iter()
                 .map(|file| {
-                    let extra = self.config.path_headers.for_path(file.path());
-                    Prepared::new(file, policy, extra)
+                    let added = &self.config.path_headers;
+                    Prepared::new(file, policy, added.for_path(file.path()))
+                        .with_content_type(added.content_type(file.path()))
                         .with_dictionary(catalog.dictionary(file.path()), &self.config.mount)
                 })
                 .collect()
