@@ -1,4 +1,4 @@
-//! What generated code calls: the runtime's side of generated-code contract 6, and nothing
+//! What generated code calls: the runtime's side of the generated-code contract, and nothing
 //! else. A facade, as thiserror's private module is: it re-exports the shapes generated code
 //! fills in (layout.rs) and holds the const constructors that check a generated table while
 //! compiling. Not a public API; its name carries the contract version (`facts::contract::CONTRACT`),
@@ -9,6 +9,7 @@ use crate::facts::contract::ETAG_LEN;
 pub use crate::layout::{
     BundleInfo, ChunkInfo, DeltaInfo, DevSource, DictionaryInfo, Encoded, Info, ScriptHashes,
 };
+use crate::lookup::compare_bytes;
 use crate::{Catalog, EmbeddedFile, Mode};
 
 /// Constructors of [`Info`], for generated tables.
@@ -40,11 +41,6 @@ impl Info {
             modified,
         }
     }
-}
-
-/// The part of an entry's name that is its path (the ETag follows it), as bytes, in `const`.
-const fn path_bytes(file: &EmbeddedFile) -> &[u8] {
-    file.__name.as_bytes().split_at(file.path_len()).0
 }
 
 /// Checks an entry of a generated module, which a person may have edited and whose files may
@@ -124,7 +120,10 @@ pub const fn catalog(
         check_entry(&files[index]);
         if index > 0 {
             assert!(
-                is_less(path_bytes(&files[index - 1]), path_bytes(&files[index])),
+                is_less(
+                    files[index - 1].const_path().as_bytes(),
+                    files[index].const_path().as_bytes()
+                ),
                 "bindery: catalog paths are not sorted and unique; regenerate the catalog"
             );
         }
@@ -205,12 +204,5 @@ const fn is_sorted(paths: &[&str]) -> bool {
 }
 
 const fn is_less(left: &[u8], right: &[u8]) -> bool {
-    let mut index = 0;
-    while index < left.len() && index < right.len() {
-        if left[index] != right[index] {
-            return left[index] < right[index];
-        }
-        index += 1;
-    }
-    left.len() < right.len()
+    matches!(compare_bytes(left, right), std::cmp::Ordering::Less)
 }

@@ -11,7 +11,10 @@ mod search;
 
 #[cfg(feature = "serve")]
 pub(crate) use search::near_paths;
-use search::{Message, Ordering, compare, name_rules, nearest, trim_slash};
+use std::cmp::Ordering;
+
+use crate::lookup::compare_bytes;
+use search::{Message, name_rules, nearest, trim_slash};
 
 /// One file of a catalog, found when the program was compiled: its URL (fingerprinted where
 /// the catalog fingerprints, plain in dev mode), integrity, media type and contents. Made in a
@@ -136,7 +139,7 @@ impl Catalog {
         let (mut low, mut high) = (0, files.len());
         while low < high {
             let middle = low + (high - low) / 2;
-            match compare(files[middle].const_path().as_bytes(), wanted) {
+            match compare_bytes(files[middle].const_path().as_bytes(), wanted) {
                 Ordering::Less => low = middle + 1,
                 Ordering::Greater => high = middle,
                 Ordering::Equal => {

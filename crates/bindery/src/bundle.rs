@@ -96,7 +96,7 @@ impl Catalog {
         let chunks = self.bundle.chunks;
         let mut index = 0;
         while index < chunks.len() {
-            if same_bytes(chunks[index].name.as_bytes(), name.as_bytes()) {
+            if crate::lookup::same_bytes(chunks[index].name.as_bytes(), name.as_bytes()) {
                 return true;
             }
             index += 1;
@@ -198,19 +198,4 @@ impl Catalog {
             .and_then(|key| scripts.binary_search_by(|file| file.path.cmp(key)).ok())
             .map_or(&[], |index| scripts[index].hashes)
     }
-}
-
-/// Whether two byte strings are equal, in `const`.
-const fn same_bytes(left: &[u8], right: &[u8]) -> bool {
-    if left.len() != right.len() {
-        return false;
-    }
-    let mut index = 0;
-    while index < left.len() {
-        if left[index] != right[index] {
-            return false;
-        }
-        index += 1;
-    }
-    true
 }

@@ -2,6 +2,7 @@
 //! missing one, the rules that choose a folder's files, and the text they are written into
 //! (no allocation in a `const`). The builder's and the templates' errors use the first too.
 
+use crate::lookup::same_bytes;
 use crate::{Catalog, EmbeddedFile};
 
 /// The paths of `files` closest to `path`, nearest first, at most three: the same file name
@@ -21,7 +22,7 @@ pub(crate) const fn nearest(files: &[EmbeddedFile], path: &str) -> [Option<usize
     let mut index = 0;
     while index < files.len() {
         let candidate = files[index].const_path().as_bytes();
-        let same_name = !name.is_empty() && equal(file_name(candidate), name);
+        let same_name = !name.is_empty() && same_bytes(file_name(candidate), name);
         let mut score = if same_name { Some(0) } else { None };
         let cells = candidate.len() * wanted.len();
         if score.is_none()
@@ -148,37 +149,6 @@ pub(crate) const fn trim_slash(path: &[u8]) -> &[u8] {
     }
 }
 
-pub(crate) enum Ordering {
-    Less,
-    Equal,
-    Greater,
-}
-
-/// Byte order, as the catalog sorts its paths.
-pub(crate) const fn compare(left: &[u8], right: &[u8]) -> Ordering {
-    let mut index = 0;
-    while index < left.len() && index < right.len() {
-        if left[index] < right[index] {
-            return Ordering::Less;
-        }
-        if left[index] > right[index] {
-            return Ordering::Greater;
-        }
-        index += 1;
-    }
-    if left.len() < right.len() {
-        Ordering::Less
-    } else if left.len() > right.len() {
-        Ordering::Greater
-    } else {
-        Ordering::Equal
-    }
-}
-
-pub(crate) const fn equal(left: &[u8], right: &[u8]) -> bool {
-    matches!(compare(left, right), Ordering::Equal)
-}
-
 /// Adds to `message` the rules that choose the files of the folder `wanted` would come from
 /// (its prefix matches), for a file they leave out is not in the catalog: `exclude = "**/*.map"`,
 /// `include = "…"`, and `hidden = false` for a name starting with `.`.
@@ -200,7 +170,7 @@ pub(crate) const fn name_rules(message: &mut Message, catalog: &Catalog, wanted:
             }
             let (line, _) = rules.split_at(end);
             let (_, line) = line.split_at(start);
-            let hidden_name = is_hidden(wanted) && equal(line, b"hidden=false");
+            let hidden_name = is_hidden(wanted) && same_bytes(line, b"hidden=false");
             if starts_with(line, b"include=") || starts_with(line, b"exclude=") || hidden_name {
                 message.push(if said {
                     b", "
@@ -230,7 +200,7 @@ const fn is_hidden(path: &[u8]) -> bool {
 }
 
 const fn starts_with(text: &[u8], start: &[u8]) -> bool {
-    text.len() >= start.len() && equal(text.split_at(start.len()).0, start)
+    text.len() >= start.len() && same_bytes(text.split_at(start.len()).0, start)
 }
 
 /// A compile error's text, written in a `const` (no allocation there): cut at its capacity.
