@@ -317,7 +317,8 @@ fn check_unchanged(files: &[Described]) -> Result<(), Error> {
 /// the files no rule or table knows are noted for `unknown_types = "deny"`.
 struct MediaTypes {
     rules: bindery_core::describe::MediaTypes,
-    by_extension: HashMap<String, (Option<&'static str>, String)>,
+    /// By extension: whether a table knows it, the media type, its `Content-Type`.
+    by_extension: HashMap<String, (bool, &'static str, String)>,
     unknown: Vec<String>,
 }
 
@@ -339,20 +340,15 @@ impl MediaTypes {
             .extension()
             .map(|extension| extension.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (known, content_type) = self
-            .by_extension
-            .entry(extension)
-            .or_insert_with(|| {
-                let known = crate::describe::known_mime(path);
-                let mime = known.unwrap_or("application/octet-stream");
-                (known, crate::describe::content_type(mime))
-            })
-            .clone();
-        if known.is_none() {
+        let (known, mime, content_type) = self.by_extension.entry(extension).or_insert_with(|| {
+            let mime = crate::describe::mime(path);
+            let known = crate::describe::known_mime(path).is_some();
+            (known, mime, crate::describe::content_type(mime))
+        });
+        if !*known {
             self.unknown.push(path.to_owned());
         }
-        let mime = known.unwrap_or("application/octet-stream").to_owned();
-        (mime, content_type)
+        ((*mime).to_owned(), content_type.clone())
     }
 
     /// Under `unknown_types = "deny"`, the error naming every file no rule or table knows.

@@ -250,8 +250,8 @@ pub static SETTINGS: &[Setting] = &[
         default: "every file",
         per_folder: true,
         set: |mut options, value| {
-            options.rules.include.clear();
-            Ok(as_list(value)?.into_iter().fold(options, Options::include))
+            options.rules.include = as_list(value)?;
+            Ok(options)
         },
         get: |options| Given::List(options.rules.include.clone()),
     },
@@ -262,8 +262,8 @@ pub static SETTINGS: &[Setting] = &[
         default: "none",
         per_folder: true,
         set: |mut options, value| {
-            options.rules.exclude.clear();
-            Ok(as_list(value)?.into_iter().fold(options, Options::exclude))
+            options.rules.exclude = as_list(value)?;
+            Ok(options)
         },
         get: |options| Given::List(options.rules.exclude.clone()),
     },
