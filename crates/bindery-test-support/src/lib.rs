@@ -32,7 +32,7 @@ pub use http::{
 };
 pub use project::{Project, crate_path, quick_build_profiles, workspace};
 pub use slow::{slow_test, slow_tests_run};
-pub use spawn::spawn_with_first_line;
+pub use spawn::{Listening, spawn_with_first_line};
 
 /// A xorshift64 generator: deterministic numbers for test data, benches and load, the same for
 /// the same seed on every machine, with no random crate.

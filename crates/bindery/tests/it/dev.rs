@@ -5,25 +5,16 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 
-use bindery_test_support::{RawResponse, raw_request, spawn_with_first_line};
+use bindery_test_support::{Listening, RawResponse, raw_request};
 
-use crate::project::Project;
+use crate::project::{AXUM_ON_TOKIO, Project};
 
-const MANIFEST: &str = r#"
-[dependencies.axum]
-version = "0.8"
-default-features = false
-features = ["http1", "tokio"]
-
-[dependencies.tokio]
-version = "1"
-features = ["macros", "rt-multi-thread", "net"]
-
-[features]
-default = ["bindery/dev", "bindery/serve"]
-"#;
+/// The crate's manifest: axum, and bindery's dev mode.
+fn manifest() -> String {
+    format!("{AXUM_ON_TOKIO}\n[features]\ndefault = [\"bindery/dev\", \"bindery/serve\"]\n")
+}
 
 /// `cli <path>...` prints what `get` returns for each path; `serve` serves the catalog and a few
 /// routes that show the catalog API, and prints its address.
@@ -97,29 +88,14 @@ fn get(address: SocketAddr, target: &str) -> RawResponse {
     raw_request(address, "GET", target, &[])
 }
 
-/// The server, stopped when dropped.
-struct Server {
-    child: Child,
-    address: SocketAddr,
-}
-
-impl Server {
-    fn start(binary: &Path, restore_to: &Path) -> Server {
-        let (child, line) = spawn_with_first_line(
-            Command::new(binary)
-                .arg("serve")
-                .env("RESTORE_TO", restore_to),
-        );
-        let address = line.parse().expect("an address");
-        Server { child, address }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The example's server, stopped when dropped.
+fn start_server(binary: &Path, restore_to: &Path) -> Listening {
+    Listening::start(
+        Command::new(binary)
+            .arg("serve")
+            .env("RESTORE_TO", restore_to),
+        "",
+    )
 }
 
 fn run_cli(binary: &Path, paths: &[&str]) -> Vec<String> {
@@ -163,13 +139,13 @@ fn write_site(project: &Project) {
 
 #[test]
 fn dev_catalog_reflects_the_folder_now_with_the_build_rules_over_http_and_the_api() {
-    let project = Project::new("bindery_dev_mode", MANIFEST);
+    let project = Project::new("bindery_dev_mode", &manifest());
     project.write("src/main.rs", MAIN);
     write_site(&project);
     project.build(&[]);
     let binary = project.binary();
     let restored = tempfile::tempdir().expect("tempdir");
-    let server = Server::start(&binary, restored.path());
+    let server = start_server(&binary, restored.path());
     let address = server.address;
     let old_tag = served_as_built(address);
     added_after_the_build(&project, address);
@@ -430,7 +406,7 @@ fn release_builds_embed_and_hold_no_trace_of_the_folder() {
     ) {
         return;
     }
-    let project = Project::new("bindery_dev_release", MANIFEST);
+    let project = Project::new("bindery_dev_release", &manifest());
     project.write("src/main.rs", MAIN);
     write_site(&project);
     let output = project

@@ -7,6 +7,18 @@ use std::process::Output;
 
 pub use bindery_test_support::crate_path;
 
+/// What a throwaway crate that serves over axum adds to its manifest: axum with HTTP/1 on tokio.
+pub const AXUM_ON_TOKIO: &str = r#"
+[dependencies.axum]
+version = "0.8"
+default-features = false
+features = ["http1", "tokio"]
+
+[dependencies.tokio]
+version = "1"
+features = ["macros", "rt-multi-thread", "net"]
+"#;
+
 /// A crate in a temporary folder that depends on bindery by path.
 pub struct Project {
     inner: bindery_test_support::Project,

@@ -2,26 +2,16 @@
 //! reloads after an edit to its folder, and only dev mode's HTML carries the script; a release
 //! build of the same crate carries none of it.
 
-use std::net::SocketAddr;
-use std::process::{Child, Command};
+use std::process::Command;
 
-use bindery_test_support::{raw_request, spawn_with_first_line};
+use bindery_test_support::{Listening, raw_request};
 
-use crate::project::Project;
+use crate::project::{AXUM_ON_TOKIO, Project};
 
-const MANIFEST: &str = r#"
-[dependencies.axum]
-version = "0.8"
-default-features = false
-features = ["http1", "tokio"]
-
-[dependencies.tokio]
-version = "1"
-features = ["macros", "rt-multi-thread", "net"]
-
-[features]
-default = ["bindery/livereload"]
-"#;
+/// The crate's manifest: axum, and bindery's live reload.
+fn manifest() -> String {
+    format!("{AXUM_ON_TOKIO}\n[features]\ndefault = [\"bindery/livereload\"]\n")
+}
 
 const MAIN: &str = r#"
 static SITE: bindery::Catalog = bindery::embed!("site");
@@ -40,30 +30,8 @@ async fn main() {
 /// The marker of the reload script's event stream.
 const STREAM: &str = "_bindery/livereload";
 
-struct Server {
-    child: Child,
-    address: SocketAddr,
-}
-
-impl Server {
-    fn start(binary: &std::path::Path) -> Server {
-        let (child, line) = spawn_with_first_line(&mut Command::new(binary));
-        Server {
-            child,
-            address: line.parse().expect("an address"),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn project() -> Project {
-    let project = Project::new("bindery_livereload", MANIFEST);
+    let project = Project::new("bindery_livereload", &manifest());
     project.write("src/main.rs", MAIN);
     project.write(
         "site/index.html",
@@ -89,7 +57,7 @@ fn an_open_page_reloads_after_an_edit_and_only_dev_html_gets_the_script() {
     );
     let project = project();
     project.build(&[]);
-    let server = Server::start(&project.binary());
+    let server = Listening::start(&mut Command::new(project.binary()), "");
     let page = raw_request(server.address, "GET", "/index.html", &[]);
     assert_eq!(page.status, 200);
     assert!(
@@ -130,7 +98,7 @@ fn an_open_page_reloads_after_an_edit_and_only_dev_html_gets_the_script() {
     drop(server);
 
     project.build_release();
-    let release = Server::start(&project.release_binary());
+    let release = Listening::start(&mut Command::new(project.release_binary()), "");
     let page = raw_request(release.address, "GET", "/index.html", &[]);
     assert_eq!(page.status, 200);
     assert!(!page.text().contains(STREAM), "release: {}", page.text());

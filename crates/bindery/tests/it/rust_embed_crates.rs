@@ -5,10 +5,9 @@
 //! `bindery::rust_embed!`) over real HTTP. The answers must agree: status, `Content-Type`, body.
 //! rust-embed is pinned as `=8.13.0` (8.14 does not resolve in this registry).
 
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use bindery_test_support::{raw_request, spawn_with_first_line};
+use bindery_test_support::{Listening, raw_request};
 
 use crate::project::Project;
 
@@ -175,33 +174,15 @@ fn built(which: &str) -> &'static (Project, std::path::PathBuf) {
     })
 }
 
-/// A server of the interop crate, stopped when dropped.
-struct Server {
-    child: Child,
-    address: SocketAddr,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(which: &str) -> Server {
+fn start(which: &str) -> Listening {
     let (project, binary) = built(which);
-    let (child, line) = spawn_with_first_line(
+    let server = Listening::start(
         Command::new(binary)
             .arg(which)
             .current_dir(project.path())
             .stderr(Stdio::null()),
+        "listening ",
     );
-    let address = line
-        .strip_prefix("listening ")
-        .unwrap_or_else(|| panic!("{which}: {line:?}"))
-        .parse()
-        .expect("an address");
-    let server = Server { child, address };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while std::net::TcpStream::connect(server.address).is_err() {
         assert!(

@@ -11,24 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use bindery::serve::cache_control::{IMMUTABLE, NO_CACHE};
-use bindery_test_support::{RawResponse, raw_request, spawn_with_first_line, workspace};
+use bindery_test_support::{Listening, RawResponse, raw_request, workspace};
 
-use crate::project::Project;
+use crate::project::{AXUM_ON_TOKIO, Project};
 
+/// What the example depends on besides axum on tokio and bindery.
 const MANIFEST: &str = r#"
 [dependencies.actix-web]
 version = "4"
 default-features = false
 features = ["macros"]
-
-[dependencies.axum]
-version = "0.8"
-default-features = false
-features = ["http1", "tokio"]
-
-[dependencies.tokio]
-version = "1"
-features = ["macros", "rt-multi-thread", "net"]
 
 [dependencies.http]
 version = "1"
@@ -50,7 +42,7 @@ fn manifest() -> String {
         .map(|feature| format!("\"bindery/{}\"", feature.trim().trim_matches('"')))
         .collect();
     format!(
-        "{MANIFEST}\n[build-dependencies]\nbindery-codegen = {{ path = {:?}, default-features = false }}\n\n\
+        "{AXUM_ON_TOKIO}{MANIFEST}\n[build-dependencies]\nbindery-codegen = {{ path = {:?}, default-features = false }}\n\n\
          [features]\ndefault = [{}]\n",
         crate::project::crate_path("bindery-codegen"),
         features.join(", ")
@@ -116,10 +108,15 @@ const VANILLA: [&str; 9] = [
     "frontend/src/assets/vite.svg",
 ];
 
-/// The server, stopped when dropped.
-struct Server {
-    child: Child,
-    address: SocketAddr,
+/// The example's server, stopped when dropped.
+struct Server(Listening);
+
+impl std::ops::Deref for Server {
+    type Target = Listening;
+
+    fn deref(&self) -> &Listening {
+        &self.0
+    }
 }
 
 impl Server {
@@ -128,12 +125,10 @@ impl Server {
     }
 
     fn start_at(binary: &Path, address: &str) -> Server {
-        let (child, line) = spawn_with_first_line(Command::new(binary).arg(address));
-        let address = line
-            .strip_prefix("listening on http://")
-            .and_then(|address| address.parse().ok())
-            .unwrap_or_else(|| panic!("an address: {line}"));
-        Server { child, address }
+        Server(Listening::start(
+            Command::new(binary).arg(address),
+            "listening on http://",
+        ))
     }
 
     fn get(&self, target: &str) -> RawResponse {
@@ -148,13 +143,6 @@ impl Server {
             target,
             &[("accept", "text/html,application/xhtml+xml,*/*;q=0.8")],
         )
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
