@@ -14,7 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A front end to build from a build script: [`vite`](Self::vite) or an npm
-/// [`script`](Self::script), then [`build`](Self::build).
+/// [`script`](Self::script), then [`build`](Self::build). Vite's build also records, in
+/// `.vite/bindery-dev.tsv` of the output, the module scripts each HTML entry of the front end
+/// loads and whether its config uses React's plugin: what a debug build served beside Vite's
+/// dev server (`VITE_DEV_SERVER`) loads from it instead of the built chunks (feature
+/// `frontend`).
 #[derive(Debug, Clone)]
 pub struct Frontend {
     dir: PathBuf,
@@ -135,6 +139,14 @@ pub enum FrontendError {
         /// How it ended.
         status: std::process::ExitStatus,
     },
+    /// The record of what Vite's dev server loads could not be written beside the build.
+    #[error("could not write `{}`: {reason}", path.display())]
+    Record {
+        /// The record's path.
+        path: PathBuf,
+        /// What writing it said.
+        reason: String,
+    },
     /// `OUT_DIR` is not set (not run by cargo) and no output folder was given.
     #[error("OUT_DIR is not set: run from a build script, or give .out_dir(…)")]
     NoOutDir,
@@ -244,6 +256,13 @@ impl Frontend {
             .env("BINDERY_OUT_DIR", &out)
             .env("BINDERY_BASE", &self.base);
         run(&mut command)?;
+        if let Tool::Vite = self.tool {
+            // For debug builds served beside Vite's dev server: what each HTML entry loads.
+            crate::dev_entries::write(&self.dir, &out).map_err(|error| FrontendError::Record {
+                path: out.join(crate::dev_entries::RECORD),
+                reason: error.to_string(),
+            })?;
+        }
         Ok(out)
     }
 

@@ -19,8 +19,11 @@ mod bundle;
 mod cache;
 mod compress;
 mod delta;
+#[cfg(feature = "frontend")]
+mod dev_entries;
 pub mod emit;
 mod encoding;
+#[cfg(feature = "frontend")]
 mod frontend;
 mod identity;
 mod manifest;
@@ -49,6 +52,7 @@ pub use encoding::{
     BROTLI_QUALITY, BROTLI_WINDOW_LOG, ZSTD_LEVEL, ZSTD_WINDOW_LOG, check_precompress,
     is_compiled_in,
 };
+#[cfg(feature = "frontend")]
 pub use frontend::{Frontend, FrontendError, PackageManager};
 pub use manifest::{Delta, Dictionary, Entry, Folder, Manifest, Stored, Variant};
 pub use options::{

@@ -37,6 +37,18 @@ pub enum Error {
         /// The manifest's entry points (`isEntry`).
         entries: Vec<&'static str>,
     },
+    /// An HTML entry asked of Vite's dev server (a debug build with `VITE_DEV_SERVER`) whose
+    /// module scripts bindery does not know: only `bindery_codegen::Frontend::vite` records them.
+    #[cfg(all(feature = "dev", debug_assertions))]
+    #[error(
+        "the entry `{name}` is an HTML file whose module scripts are not recorded for Vite's dev \
+         server: build the front end with bindery_codegen::Frontend::vite (it records them in \
+         .vite/bindery-dev.tsv), or ask for the module entry (such as `src/main.js`)"
+    )]
+    NoDevModules {
+        /// The entry asked for.
+        name: String,
+    },
     /// A file the bundler's manifest names is not in the catalog now: in dev mode, a later run
     /// of the bundler replaced it (rebuild the crate after the bundler runs).
     #[error(

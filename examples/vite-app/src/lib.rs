@@ -43,7 +43,8 @@ pub fn site() -> Result<ServeCatalog, String> {
 /// Renders the page that loads Vite's entry `index.html`, with its headers: `Link` (the entry's
 /// stylesheets and chunks, for preloading and 103 Early Hints) and a `Content-Security-Policy`
 /// that lets scripts from this origin and the page's own inline scripts run, by hash, and
-/// nothing else.
+/// nothing else. In a debug build beside Vite's dev server (`--features dev`,
+/// `VITE_DEV_SERVER`), the tags load the sources from it and the policy allows it too.
 pub fn page(templates: &Templates, assets: &ServeCatalog) -> Result<Page, String> {
     let html = templates
         .render("index.html", ())
@@ -53,7 +54,7 @@ pub fn page(templates: &Templates, assets: &ServeCatalog) -> Result<Page, String
         .map_err(|error| error.to_string())?;
     let csp = Csp::new("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'")
         .script_hashes(PAGES.script_hashes("index.html"))
-        .script_hashes(assets.import_map_hash())
+        .entry_tags(assets)
         .to_string();
     let value = |text: String| HeaderValue::try_from(text).map_err(|error| error.to_string());
     Ok(Page::new(html)

@@ -164,7 +164,9 @@ impl ServeCatalog {
     /// stylesheets, the `modulepreload`s and the module scripts they need, each once, with its
     /// `integrity` and `crossorigin`, at the URLs this service serves them. Put it in the
     /// page's `<head>`, before any other module script. An entry the manifest does not list is
-    /// [`Error::NoEntry`], naming the ones it does.
+    /// [`Error::NoEntry`], naming the ones it does. Beside Vite's dev server (a debug build,
+    /// [`Builder::vite_dev_server`](super::Builder::vite_dev_server)), the tags load the dev
+    /// server's client and the entries' sources instead.
     ///
     /// ```
     /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
@@ -180,6 +182,10 @@ impl ServeCatalog {
     /// assert_eq!(error.to_string(), "no entry `src/main.js` in the catalog's bundler manifest (its entries: index.html)");
     /// ```
     pub fn entry_tags(&self, names: &[&str]) -> Result<String, Error> {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if let Some(dev) = self.dev_server() {
+            return dev.tags(self.site.catalog, names);
+        }
         let url = |path: &str| self.site.url(path);
         let map = self.import_map()?;
         crate::serve::setup::tags::entry_tags(self.site.catalog, &map, &url, names)
@@ -199,6 +205,10 @@ impl ServeCatalog {
     /// assert!(link.contains(", </assets/index-Bq3xK9aZ.js>; rel=modulepreload; crossorigin; integrity=\"sha384-"));
     /// ```
     pub fn entry_link_header(&self, names: &[&str]) -> Result<String, Error> {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if let Some(dev) = self.dev_server() {
+            return dev.link(self.site.catalog, names);
+        }
         let url = |path: &str| self.site.url(path);
         crate::serve::setup::tags::link_header(self.site.catalog, &url, names, true)
     }
@@ -213,8 +223,18 @@ impl ServeCatalog {
     /// assert!(service.import_map_hash().unwrap().starts_with("'sha256-"));
     /// ```
     pub fn import_map_hash(&self) -> Option<String> {
+        #[cfg(all(feature = "dev", debug_assertions))]
+        if self.dev_server().is_some() {
+            return None; // the dev server's tags have no import map
+        }
         let map = self.import_map().ok()?;
         (!map.hash.is_empty()).then(|| map.hash.clone())
+    }
+
+    /// Vite's dev server the entry tags load from, in a debug build told of one.
+    #[cfg(all(feature = "dev", debug_assertions))]
+    pub(crate) fn dev_server(&self) -> Option<&crate::serve::setup::dev_server::DevServer> {
+        self.site.dev_server.as_deref()
     }
 
     /// The import map: the one made with the service, or, for a dev catalog, one made now.

@@ -20,4 +20,5 @@ mod server;
 mod server_attacks;
 mod trust;
 mod vite;
+mod vite_dev;
 mod zerocopy;

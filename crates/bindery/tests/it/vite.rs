@@ -41,18 +41,23 @@ fn manifest() -> String {
         .split(',')
         .map(|feature| format!("\"bindery/{}\"", feature.trim().trim_matches('"')))
         .collect();
+    // Its `dev` feature (bindery's dev mode), as the example declares it.
+    let dev = example
+        .lines()
+        .find(|line| line.starts_with("dev = "))
+        .expect("the example's dev feature");
     format!(
-        "{AXUM_ON_TOKIO}{MANIFEST}\n[build-dependencies]\nbindery-codegen = {{ path = {:?}, default-features = false }}\n\n\
-         [features]\ndefault = [{}]\n",
+        "{AXUM_ON_TOKIO}{MANIFEST}\n[build-dependencies]\nbindery-codegen = {{ path = {:?}, default-features = false, features = [\"frontend\"] }}\n\n\
+         [features]\ndefault = [{}]\n{dev}\n",
         crate::project::crate_path("bindery-codegen"),
         features.join(", ")
     )
 }
 
 /// The date every build of this test gives its files: `Last-Modified` must say it.
-const EPOCH: &str = "1700000000";
+pub(crate) const EPOCH: &str = "1700000000";
 
-fn example() -> PathBuf {
+pub(crate) fn example() -> PathBuf {
     workspace().join("examples/vite-app")
 }
 
@@ -63,7 +68,7 @@ fn project() -> Project {
 
 /// [`project`] as the crate `name` (`extra` appended to its manifest), without the files
 /// `left_out`.
-fn project_named(name: &str, extra: &str, left_out: &[&str]) -> Project {
+pub(crate) fn project_named(name: &str, extra: &str, left_out: &[&str]) -> Project {
     let modules = example().join("node_modules");
     assert!(
         modules.join("vite/bin/vite.js").is_file() && modules.join("playwright-core").is_dir(),
@@ -96,7 +101,8 @@ const CRATE: [&str; 9] = [
 ];
 
 /// Vite's vanilla template, the example's front end (the React crate leaves it out).
-const VANILLA: [&str; 9] = [
+const VANILLA: [&str; 10] = [
+    "frontend/vite.config.js",
     "frontend/index.html",
     "frontend/public/favicon.svg",
     "frontend/public/icons.svg",
@@ -109,7 +115,7 @@ const VANILLA: [&str; 9] = [
 ];
 
 /// The example's server, stopped when dropped.
-struct Server(Listening);
+pub(crate) struct Server(pub(crate) Listening);
 
 impl std::ops::Deref for Server {
     type Target = Listening;
@@ -136,7 +142,7 @@ impl Server {
     }
 
     /// `target` as a browser navigates to it (`Accept: text/html`).
-    fn page(&self, target: &str) -> RawResponse {
+    pub(crate) fn page(&self, target: &str) -> RawResponse {
         raw_request(
             self.address,
             "GET",
@@ -730,11 +736,11 @@ fn a_rolling_deploy_through_nginx_fails_no_request(
 }
 
 /// The prefix the sub-path crates are mounted under: two levels, as a user's app often is.
-const PREFIX: &str = "/app/v2/";
+pub(crate) const PREFIX: &str = "/app/v2/";
 
 /// Another of Vite's templates in the example's place.
 #[derive(Debug, Clone, Copy)]
-enum Template {
+pub(crate) enum Template {
     /// react-ts (`examples/vite-app/react`), its `public/` links prefixed with `BASE_URL` in TSX.
     React,
     /// vue-ts (`examples/vite-app/vue`), its `public/` links left as the template writes them.
@@ -794,12 +800,12 @@ impl Template {
 
 /// `template` in `frontend/`, mounted at [`PREFIX`], as a user who follows docs/pipelines.md's
 /// "Another template, under a sub-path" would set it up.
-fn sub_path_project(template: Template) -> Project {
+pub(crate) fn sub_path_project(template: Template, name: &str) -> Project {
     let mut left_out = VANILLA.to_vec();
     left_out.push("src/bin/actix.rs");
-    // Its own package (its own `OUT_DIR`), the library named as the example's sources expect.
-    let name = format!("vite-{}", template.folder());
-    let project = project_named(&name, "[lib]\nname = \"vite_app\"\n", &left_out);
+    // Its own package `name` (its own `OUT_DIR`), the library named as the example's sources
+    // expect.
+    let project = project_named(name, "[lib]\nname = \"vite_app\"\n", &left_out);
     for file in template.files() {
         let source = example().join(template.folder()).join(file);
         let contents = std::fs::read(&source).expect("template file");
@@ -928,7 +934,7 @@ fn vites_react_and_vue_templates_under_a_two_level_sub_path_get_the_verified_pag
         return;
     }
     for template in [Template::React, Template::Vue] {
-        let project = sub_path_project(template);
+        let project = sub_path_project(template, &format!("vite-{}", template.folder()));
         project.build(&[("SOURCE_DATE_EPOCH", Path::new(EPOCH))]);
         let server = Server::start(&project.binary());
         every_route_gets_the_rendered_page(&server);

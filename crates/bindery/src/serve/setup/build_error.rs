@@ -49,6 +49,16 @@ pub enum BuildError {
         /// The HTML file.
         path: String,
     },
+    /// The dev server's origin (`VITE_DEV_SERVER`, or
+    /// [`Builder::vite_dev_server`](crate::serve::Builder::vite_dev_server)) is not an origin.
+    #[cfg(all(feature = "dev", debug_assertions))]
+    #[error("VITE_DEV_SERVER: {origin:?} is {reason}")]
+    DevServer {
+        /// The origin as given.
+        origin: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// An alias that can never be asked for: not a catalog path.
     #[error("alias: {alias:?} is not a catalog path (no `..`, `.` or empty segments, `\\`, NUL)")]
     BadAlias {

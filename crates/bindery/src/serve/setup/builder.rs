@@ -51,18 +51,26 @@ pub struct Builder {
     types: Vec<(String, String)>,
     /// The base `Content-Security-Policy` of HTML files, their inline scripts' hashes added.
     csp: Option<String>,
+    /// Vite's dev server's origin as given ([`vite_dev_server`](Self::vite_dev_server)).
+    #[cfg(feature = "dev")]
+    dev_origin: Option<String>,
+    /// The dev server [`build`](Self::build) resolved.
+    #[cfg(all(feature = "dev", debug_assertions))]
+    dev_server: Option<crate::serve::setup::dev_server::DevServer>,
 }
 
 impl std::fmt::Debug for Builder {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("Builder")
+        let mut debug = formatter.debug_struct("Builder");
+        debug
             .field("config", &self.config)
             .field("fallback", &self.fallback)
             .field("not_found", &self.not_found)
             .field("aliases", &self.aliases)
-            .field("decompression", &self.decompression)
-            .finish_non_exhaustive()
+            .field("decompression", &self.decompression);
+        #[cfg(feature = "dev")]
+        debug.field("vite_dev_server", &self.dev_origin);
+        debug.finish_non_exhaustive()
     }
 }
 
@@ -105,6 +113,10 @@ impl Builder {
             headers: Vec::new(),
             types: Vec::new(),
             csp: None,
+            #[cfg(feature = "dev")]
+            dev_origin: None,
+            #[cfg(all(feature = "dev", debug_assertions))]
+            dev_server: None,
         }
     }
 
@@ -359,6 +371,30 @@ impl Builder {
     #[cfg(feature = "overlay")]
     pub fn overlay(mut self, overlay: crate::overlay::Overlay) -> Self {
         self.config.overlay = Some(overlay);
+        self
+    }
+
+    /// Vite's dev server at `origin`, in debug builds (`VITE_DEV_SERVER` does the same; this
+    /// wins): [`entry_tags`](ServeCatalog::entry_tags) load Vite's client and the entries'
+    /// sources from it, hot-updated, and [`Csp::entry_tags`](crate::serve::Csp::entry_tags)
+    /// allows it. Vite's `base` is the mount point. Ignored in release builds, which hold no
+    /// dev code. Not an origin: a [`BuildError`](crate::serve::BuildError).
+    ///
+    /// ```
+    /// static DIST: bindery::Catalog = bindery::embed!("../../assets/vite-dist", manifest = "vite");
+    /// let service = bindery::serve::ServeCatalog::builder(&DIST)
+    ///     .vite_dev_server("http://127.0.0.1:5173")
+    ///     .build()
+    ///     .unwrap();
+    /// let tags = service.entry_tags(&["index.html"]).unwrap();
+    /// let dev = DIST.is_dev(); // the `dev` feature, in a debug build
+    /// assert_eq!(tags.contains(r#"src="http://127.0.0.1:5173/src/main.js""#), dev);
+    /// let bad = bindery::serve::ServeCatalog::builder(&DIST).vite_dev_server("localhost:5173");
+    /// assert_eq!(bad.build().is_err(), dev);
+    /// ```
+    #[cfg(feature = "dev")]
+    pub fn vite_dev_server(mut self, origin: &str) -> Self {
+        self.dev_origin = Some(origin.to_owned());
         self
     }
 }

@@ -49,36 +49,46 @@ impl Csp {
     }
 
     /// Adds `hashes` (CSP sources such as `'sha256-…'`) to `script-src`, each once.
-    pub fn script_hashes<I>(mut self, hashes: I) -> Self
+    pub fn script_hashes<I>(self, hashes: I) -> Self
     where
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        let mut hashes = hashes.into_iter().peekable();
-        if hashes.peek().is_none() {
+        self.add("script-src", hashes)
+    }
+
+    /// Adds `sources` to the directive `name`, each once. A missing directive starts as a copy
+    /// of `default-src` (which it replaces for its kind), or as `'self'` without one.
+    pub(crate) fn add<I>(mut self, name: &str, sources: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let mut sources = sources.into_iter().peekable();
+        if sources.peek().is_none() {
             return self;
         }
-        let at = match self.position("script-src") {
+        let at = match self.position(name) {
             Some(at) => at,
             None => {
                 let start = self.position("default-src").map_or_else(
                     || vec!["'self'".to_owned()],
                     |at| self.directives[at].1.clone(),
                 );
-                self.directives.push(("script-src".to_owned(), start));
+                self.directives.push((name.to_owned(), start));
                 self.directives.len() - 1
             }
         };
-        let sources = &mut self.directives[at].1;
-        for hash in hashes {
-            let hash = hash.as_ref();
-            if !sources.iter().any(|source| source == hash) {
-                sources.push(hash.to_owned());
+        let known = &mut self.directives[at].1;
+        for source in sources {
+            let source = source.as_ref();
+            if !known.iter().any(|known| known == source) {
+                known.push(source.to_owned());
             }
         }
-        // `'none'` with any other source is an error in browsers: hashes replace it.
-        if sources.len() > 1 {
-            sources.retain(|source| source != "'none'");
+        // `'none'` with any other source is an error in browsers: the sources replace it.
+        if known.len() > 1 {
+            known.retain(|source| source != "'none'");
         }
         self
     }

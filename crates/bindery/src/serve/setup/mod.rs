@@ -6,6 +6,9 @@ pub(crate) mod build_error;
 pub(crate) mod builder;
 pub(crate) mod config;
 pub(crate) mod csp;
+#[cfg(all(feature = "dev", debug_assertions))]
+pub(crate) mod dev_server;
+mod entry_csp;
 pub(crate) mod inline_scripts;
 pub(crate) mod path_headers;
 pub(crate) mod prepared;

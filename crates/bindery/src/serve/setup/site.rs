@@ -20,6 +20,9 @@ pub(crate) struct Site {
     /// The import map of the catalog's bundled scripts (`manifest = "vite"`), made once; a dev
     /// catalog makes it on each call, from the files as they are.
     pub(crate) import_map: crate::serve::setup::tags::ImportMap,
+    /// Vite's dev server the entry tags load from, in a debug build told of one.
+    #[cfg(all(feature = "dev", debug_assertions))]
+    pub(crate) dev_server: Option<std::sync::Arc<crate::serve::setup::dev_server::DevServer>>,
 }
 
 impl Site {

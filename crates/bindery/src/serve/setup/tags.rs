@@ -61,7 +61,7 @@ fn integrity_of(file: &'static EmbeddedFile) -> Result<&'static str, Error> {
 /// bundled scripts only with a bundler's manifest, which needs the feature `vite` (generated
 /// code asks for it), so without the feature there is no import map to hash.
 #[cfg(feature = "vite")]
-fn csp_hash(script: &str) -> String {
+pub(crate) fn csp_hash(script: &str) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
     let digest = sha2::Sha256::digest(script.as_bytes());
@@ -72,12 +72,15 @@ fn csp_hash(script: &str) -> String {
 }
 
 #[cfg(not(feature = "vite"))]
-fn csp_hash(_script: &str) -> String {
+pub(crate) fn csp_hash(_script: &str) -> String {
     String::new()
 }
 
 /// The entries `names` of the site's catalog, or the error naming the one missing.
-fn entries<'c>(catalog: &'c Catalog, names: &[&str]) -> Result<Vec<crate::EntryPoint<'c>>, Error> {
+pub(crate) fn entries<'c>(
+    catalog: &'c Catalog,
+    names: &[&str],
+) -> Result<Vec<crate::EntryPoint<'c>>, Error> {
     names
         .iter()
         .map(|name| {

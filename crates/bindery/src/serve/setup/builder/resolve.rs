@@ -10,6 +10,8 @@ use crate::serve::cache_control::{self};
 use crate::serve::service::ServeCatalog;
 use crate::serve::setup::build_error::BuildError;
 use crate::serve::setup::config::Chosen;
+#[cfg(all(feature = "dev", debug_assertions))]
+use crate::serve::setup::dev_server::DevServer;
 use crate::serve::setup::path_headers::PathHeaders;
 use crate::serve::setup::prepared::Prepared;
 use crate::serve::setup::site::Site;
@@ -59,6 +61,11 @@ impl Builder {
         self.config
             .no_fallback
             .extend(bundled_folders(self.catalog, &self.config.mount));
+        #[cfg(all(feature = "dev", debug_assertions))]
+        {
+            let (given, mount) = (self.dev_origin.as_deref(), &self.config.mount);
+            self.dev_server = DevServer::resolve(given, self.catalog, mount)?;
+        }
         Ok(self.assemble())
     }
 
@@ -150,36 +157,55 @@ impl Builder {
             },
             error_body: config.error_body.clone(),
         };
+        // What `build` resolved, or, from `ServeCatalog::new`, the variable's dev server.
+        #[cfg(all(feature = "dev", debug_assertions))]
+        let dev_server = self
+            .dev_server
+            .or_else(|| {
+                DevServer::resolve(None, catalog, &config.mount)
+                    .ok()
+                    .flatten()
+            })
+            .map(Arc::new);
         let mut site = Site {
             catalog,
             prepared,
             config,
             import_map: ImportMap::default(),
+            #[cfg(all(feature = "dev", debug_assertions))]
+            dev_server,
         };
         if !catalog.is_dev() {
-            // A built catalog's bundle was checked at build time: every file is there.
-            let url = |path: &str| site.url(path);
-            let import_map = ImportMap::new(catalog, &url).unwrap_or_default();
-            let pages = crate::serve::setup::tags::entry_pages(catalog, &url);
-            site.import_map = import_map;
-            for (index, link) in pages {
-                add_header(&mut site.prepared[index], http::header::LINK, link);
-            }
-            if let Some(policy) = &self.csp {
-                for prepared in site.prepared.iter_mut() {
-                    let file = prepared.file;
-                    if file.mime() == "text/html" {
-                        let policy = crate::serve::Csp::new(policy)
-                            .script_hashes(catalog.script_hashes(file.path()))
-                            .to_string();
-                        if let Ok(value) = HeaderValue::try_from(policy) {
-                            add_header(prepared, http::header::CONTENT_SECURITY_POLICY, value);
-                        }
-                    }
+            finish_built(&mut site, self.csp.as_deref());
+        }
+        ServeCatalog::from_parts(site, bodies)
+    }
+}
+
+/// A built catalog's tables finished: the import map, each entry page's `Link`, and each HTML
+/// file's policy with its inline scripts' hashes. The bundle was checked at build time: every
+/// file is there.
+fn finish_built(site: &mut Site, csp: Option<&str>) {
+    let catalog = site.catalog;
+    let url = |path: &str| site.url(path);
+    let import_map = ImportMap::new(catalog, &url).unwrap_or_default();
+    let pages = crate::serve::setup::tags::entry_pages(catalog, &url);
+    site.import_map = import_map;
+    for (index, link) in pages {
+        add_header(&mut site.prepared[index], http::header::LINK, link);
+    }
+    if let Some(policy) = csp {
+        for prepared in site.prepared.iter_mut() {
+            let file = prepared.file;
+            if file.mime() == "text/html" {
+                let policy = crate::serve::Csp::new(policy)
+                    .script_hashes(catalog.script_hashes(file.path()))
+                    .to_string();
+                if let Ok(value) = HeaderValue::try_from(policy) {
+                    add_header(prepared, http::header::CONTENT_SECURITY_POLICY, value);
                 }
             }
         }
-        ServeCatalog::from_parts(site, bodies)
     }
 }
 
