@@ -8,7 +8,7 @@
 // With --tamper, the responses whose URL contains that part arrive with one byte changed, as a
 // compromised CDN would send them: their integrity check must refuse them. With --inject, a
 // script is added to the loaded page, as an XSS would: its CSP must refuse it.
-import { chromium } from "playwright-core";
+import { launch, watch } from "./chromium.mjs";
 
 const url = process.argv[2];
 const tamperAt = process.argv.indexOf("--tamper");
@@ -18,19 +18,11 @@ if (!url) {
   console.error("usage: node browser.mjs <url> [--tamper <path part>] [--inject]");
   process.exit(2);
 }
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
-  const consoleErrors = [];
-  const pageErrors = [];
+  const { consoleErrors, pageErrors } = await watch(page);
   const responses = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
   page.on("response", (response) =>
     responses.push({
       url: new URL(response.url()).pathname,
@@ -40,13 +32,6 @@ try {
       csp: response.headers()["content-security-policy"] ?? null,
     }),
   );
-  // Registered before the page's own scripts; DevTools' scripts are not subject to its CSP.
-  await page.addInitScript(() => {
-    window.__violations = [];
-    document.addEventListener("securitypolicyviolation", (event) =>
-      window.__violations.push(`${event.effectiveDirective} ${event.blockedURI}`),
-    );
-  });
   if (tamper) {
     await page.route(`**/*${tamper}*`, async (route) => {
       const original = await route.fetch();

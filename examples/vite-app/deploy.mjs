@@ -9,7 +9,7 @@
 // The page's `window.loadLater()` imports a lazy chunk and resolves to what it says;
 // `document.documentElement.dataset.release` is set by the entry bundle.
 import { createInterface } from "node:readline";
-import { chromium } from "playwright-core";
+import { launchWithProfile, watch } from "./chromium.mjs";
 
 const [url, profile] = process.argv.slice(2);
 if (!url || !profile) {
@@ -17,19 +17,11 @@ if (!url || !profile) {
   process.exit(2);
 }
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const context = await launchWithProfile(profile);
 try {
   const page = context.pages()[0] ?? (await context.newPage());
-  const consoleErrors = [];
-  const pageErrors = [];
+  const { consoleErrors, pageErrors } = await watch(page);
   const responses = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
   page.on("response", async (response) => {
     const seen = {
       url: new URL(response.url()).pathname,

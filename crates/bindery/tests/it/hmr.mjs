@@ -6,40 +6,28 @@
 //
 //     node hmr.mjs <url> <file> <text to find> <text to put instead> <JS expression: edited?>
 import { readFileSync, writeFileSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { launch, watch } from "./chromium.mjs";
 
 const [url, file, find, replace, edited] = process.argv.slice(2);
 if (!url || !file || !find || replace === undefined || !edited) {
   console.error("usage: node hmr.mjs <url> <file> <find> <replace> <expression>");
   process.exit(2);
 }
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
-  const consoleErrors = [];
-  const pageErrors = [];
+  const { consoleErrors, pageErrors } = await watch(page);
   const failed = [];
   let connected = false;
   page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
     if (message.text().includes("[vite] connected")) connected = true;
   });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
   page.on("requestfailed", (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));
   page.on("response", (response) => {
     if (response.status() >= 400) failed.push(`${response.url()} ${response.status()}`);
   });
   let loads = 0;
   page.on("load", () => (loads += 1));
-  await page.addInitScript(() => {
-    window.__violations = [];
-    document.addEventListener("securitypolicyviolation", (event) =>
-      window.__violations.push(`${event.effectiveDirective} ${event.blockedURI}`),
-    );
-  });
   await page.goto(url, { waitUntil: "load", timeout: 30000 });
   const counterSays = (text) =>
     page.waitForFunction(

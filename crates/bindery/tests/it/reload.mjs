@@ -4,23 +4,17 @@
 //
 //     node reload.mjs <url> <file to edit> <text to write>
 import { writeFileSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { launch, watch } from "./chromium.mjs";
 
 const [url, file, text] = process.argv.slice(2);
 if (!url || !file || text === undefined) {
   console.error("usage: node reload.mjs <url> <file> <text>");
   process.exit(2);
 }
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
-  const consoleErrors = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
-  });
+  const { consoleErrors } = await watch(page);
   let loads = 0;
   let reloadedAt = null;
   page.on("load", () => {

@@ -74,6 +74,10 @@ fn an_open_page_reloads_after_an_edit_and_only_dev_html_gets_the_script() {
 
     std::os::unix::fs::symlink(&modules, project.path().join("node_modules")).expect("link");
     project.write("reload.mjs", include_str!("reload.mjs"));
+    project.write(
+        "chromium.mjs",
+        include_str!("../../../../examples/vite-app/chromium.mjs"),
+    );
     let output = Command::new("node")
         .arg("reload.mjs")
         .arg(format!("http://{}/index.html", server.address))

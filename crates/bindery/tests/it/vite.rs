@@ -88,13 +88,14 @@ pub(crate) fn project_named(name: &str, extra: &str, left_out: &[&str]) -> Proje
 }
 
 /// The example's files but its front end.
-const CRATE: [&str; 9] = [
+const CRATE: [&str; 10] = [
     "build.rs",
     "src/lib.rs",
     "src/main.rs",
     "src/bin/actix.rs",
     "templates/index.html",
     "browser.mjs",
+    "chromium.mjs",
     "deploy.mjs",
     "package.json",
     "package-lock.json",
