@@ -17,28 +17,14 @@ macro_rules! __bindery_dev {
     };
 }
 
-/// A catalog's build rules without its folders, for an overlay to inherit (`overlay` feature,
-/// no dev mode): each folder's prefix and rules, its path dropped (`root` is empty, and a
-/// catalog is in dev mode only in builds with the `dev` feature and debug assertions).
-#[cfg(all(feature = "overlay", not(all(feature = "dev", debug_assertions))))]
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __bindery_dev {
-    ($({ root = $root:expr, prefix = $prefix:expr, rules = $rules:expr $(,)? }),* $(,)?) => {
-        &[$($crate::__private_v8::DevSource {
-            root: "",
-            prefix: $prefix,
-            rules: $rules,
-        }),*]
-    };
-}
-
-/// A catalog's dev sources in a debug build without the `dev` and `overlay` features: each
-/// folder's prefix and rules, its path dropped, as above, for a checked reference's compile
-/// error to name the rules (`Catalog::asset`). Release builds hold none (the next arm).
+/// A catalog's build rules without its folders: each folder's prefix and rules, its path
+/// dropped (`root` is empty). With `overlay` and no dev mode, for an overlay to inherit; in a
+/// debug build without `dev`, for a checked reference's compile error to name the rules
+/// (`Catalog::asset`). A catalog is in dev mode only with `dev` and debug assertions (the arm
+/// above); a release build without `overlay` holds none (the next arm).
 #[cfg(all(
-    debug_assertions,
-    not(any(feature = "overlay", all(feature = "dev", debug_assertions)))
+    any(feature = "overlay", debug_assertions),
+    not(all(feature = "dev", debug_assertions))
 ))]
 #[macro_export]
 #[doc(hidden)]
