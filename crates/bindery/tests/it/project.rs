@@ -158,6 +158,26 @@ impl Project {
         stdout
     }
 
+    /// Runs `node <script> <args>` in the crate's folder (the Chromium scripts) and reads the
+    /// JSON it prints; its stderr when it fails.
+    pub fn node_json<I, S>(&self, script: &str, args: I) -> Result<serde_json::Value, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let output = std::process::Command::new("node")
+            .arg(script)
+            .args(args)
+            .current_dir(self.path())
+            .output()
+            .expect("node runs");
+        if !output.status.success() {
+            return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+        }
+        Ok(serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{script} prints JSON: {error}")))
+    }
+
     /// Whether this build compiled the crate itself.
     pub fn compiled_itself(&self, stderr: &str) -> bool {
         stderr.contains(&format!("Compiling {} ", self.name))

@@ -78,20 +78,15 @@ fn an_open_page_reloads_after_an_edit_and_only_dev_html_gets_the_script() {
         "chromium.mjs",
         include_str!("../../../../examples/vite-app/chromium.mjs"),
     );
-    let output = Command::new("node")
-        .arg("reload.mjs")
-        .arg(format!("http://{}/index.html", server.address))
-        .arg(project.path().join("site/index.html"))
-        .arg("<!doctype html><title>t</title><link rel=\"icon\" href=\"data:,\"><h1>after</h1>\n")
-        .current_dir(project.path())
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "reload.mjs: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let edit = "<!doctype html><title>t</title><link rel=\"icon\" href=\"data:,\"><h1>after</h1>\n";
+    let args: [std::ffi::OsString; 3] = [
+        format!("http://{}/index.html", server.address).into(),
+        project.path().join("site/index.html").into(),
+        edit.into(),
+    ];
+    let seen = project
+        .node_json("reload.mjs", args)
+        .unwrap_or_else(|stderr| panic!("reload.mjs: {stderr}"));
     assert_eq!(seen["loads"], 2, "one reload after the edit: {seen}");
     assert_eq!(seen["heading"], "after", "{seen}");
     assert_eq!(seen["consoleErrors"], serde_json::json!([]), "{seen}");

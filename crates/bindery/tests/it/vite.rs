@@ -175,19 +175,10 @@ fn browse(project: &Project, server: &Server, extra: &[&str]) -> serde_json::Val
 
 /// What Chromium saw loading `url` (browser.mjs), with `extra` arguments.
 fn browse_url(project: &Project, url: &str, extra: &[&str]) -> serde_json::Value {
-    let output = Command::new("node")
-        .arg("browser.mjs")
-        .arg(url)
-        .args(extra)
-        .current_dir(project.path())
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "browser.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("browser.mjs prints JSON")
+    let args = std::iter::once(url).chain(extra.iter().copied());
+    project
+        .node_json("browser.mjs", args)
+        .unwrap_or_else(|stderr| panic!("browser.mjs failed: {stderr}"))
 }
 
 /// The response Chromium got for the first URL starting with `prefix`.

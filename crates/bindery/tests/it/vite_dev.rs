@@ -205,21 +205,17 @@ fn an_edit_is_a_hot_update(case: &Case, server: &Server, project: &Project) {
     let [file, find, replace, edited] = case.edit;
     project.write("hmr.mjs", include_str!("hmr.mjs"));
     let url = format!("http://{}{}", server.address, case.base);
-    let output = Command::new("node")
-        .arg("hmr.mjs")
-        .arg(&url)
-        .arg(project.path().join(file))
-        .args([find, replace, edited])
-        .current_dir(project.path())
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "hmr.mjs: {}\nVite: {}",
-        String::from_utf8_lossy(&output.stderr),
-        log(project)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let file = project.path().join(file);
+    let args: [std::ffi::OsString; 5] = [
+        url.into(),
+        file.into(),
+        find.into(),
+        replace.into(),
+        edited.into(),
+    ];
+    let seen = project
+        .node_json("hmr.mjs", args)
+        .unwrap_or_else(|stderr| panic!("hmr.mjs: {stderr}\nVite: {}", log(project)));
     let with_log = || format!("{seen}\nVite: {}", log(project));
     assert_eq!(seen["connected"], true, "{}", with_log());
     assert_eq!(seen["editedBefore"], false, "{}", with_log());
