@@ -3,16 +3,11 @@
 //! `VITE_DEV_SERVER` set, a page the Rust server renders loads those modules from the dev server.
 //! Only the source HTML names them (Vite's manifest names the chunk built from them), so they
 //! are read from it here, with a WHATWG tokenizer (html5gum): a script in a comment is no script.
-//!
-//! The record, `.vite/bindery-dev.tsv` in the output (a dot folder: never embedded), holds a line
-//! per fact, tab-separated: `react true` when the Vite config uses `@vitejs/plugin-react` (the
-//! page then needs React's refresh preamble), and `entry index.html src/main.js` for each HTML
-//! file with its module scripts, as paths from Vite's root.
+//! The record's format is `bindery_core::dev_record`, which the runtime reads it with.
 
 use std::path::{Component, Path, PathBuf};
 
-/// Where the record is written, from the output folder.
-pub(crate) const RECORD: &str = ".vite/bindery-dev.tsv";
+use bindery_core::dev_record::{PATH, Record};
 
 /// Vite's config files, by the names Vite looks for in its root.
 const CONFIGS: [&str; 6] = [
@@ -27,38 +22,21 @@ const CONFIGS: [&str; 6] = [
 /// Writes the record of the front end in `root` into `out` (after Vite's build, which empties
 /// the folder).
 pub(crate) fn write(root: &Path, out: &Path) -> std::io::Result<()> {
-    let mut record = String::from(
-        "# bindery_codegen::Frontend: what Vite's dev server loads for each HTML entry \
-         (bindery's debug builds with VITE_DEV_SERVER read it)\n",
-    );
-    if uses_react(root) {
-        record.push_str("react\ttrue\n");
-    }
+    let mut record = Record {
+        react: uses_react(root),
+        entries: Vec::new(),
+    };
     for html in html_files(root, out) {
-        let Ok(text) = std::fs::read_to_string(root.join(&html)) else {
-            continue;
-        };
-        let modules = module_scripts(&text, &html);
-        let fields: Vec<&str> = std::iter::once(html.as_str())
-            .chain(modules.iter().map(String::as_str))
-            .collect();
-        // A name with a tab or a line break cannot be recorded: its entry is left out.
-        if modules.is_empty()
-            || fields
-                .iter()
-                .any(|field| field.contains(['\t', '\n', '\r']))
-        {
-            continue;
+        if let Ok(text) = std::fs::read_to_string(root.join(&html)) {
+            let modules = module_scripts(&text, &html);
+            record.entries.push((html, modules));
         }
-        record.push_str("entry\t");
-        record.push_str(&fields.join("\t"));
-        record.push('\n');
     }
-    let path = out.join(RECORD);
+    let path = out.join(PATH);
     if let Some(folder) = path.parent() {
         std::fs::create_dir_all(folder)?;
     }
-    std::fs::write(path, record)
+    std::fs::write(path, record.to_text())
 }
 
 /// Whether the Vite config in `root` uses React's plugin (`@vitejs/plugin-react`, or `-swc`).
@@ -209,7 +187,7 @@ mod tests {
             "import react from '@vitejs/plugin-react'\n",
         )?;
         super::write(root.path(), &out)?;
-        let record = std::fs::read_to_string(out.join(super::RECORD))?;
+        let record = std::fs::read_to_string(out.join(super::PATH))?;
         let lines: Vec<&str> = record.lines().skip(1).collect();
         assert_eq!(
             lines,

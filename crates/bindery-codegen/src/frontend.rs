@@ -259,7 +259,7 @@ impl Frontend {
         if let Tool::Vite = self.tool {
             // For debug builds served beside Vite's dev server: what each HTML entry loads.
             crate::dev_entries::write(&self.dir, &out).map_err(|error| FrontendError::Record {
-                path: out.join(crate::dev_entries::RECORD),
+                path: out.join(bindery_core::dev_record::PATH),
                 reason: error.to_string(),
             })?;
         }

@@ -18,6 +18,7 @@
 #[cfg(feature = "describe")]
 #[cfg_attr(docsrs, doc(cfg(feature = "describe")))]
 pub mod describe;
+pub mod dev_record;
 mod error;
 pub mod facts;
 pub mod folder;

@@ -88,7 +88,7 @@ impl ServeCatalog {
     /// assert_eq!(response.into_body().into_bytes(), "Hello, bindery!\n");
     /// ```
     pub fn new(catalog: &'static Catalog) -> Self {
-        Builder::new(catalog).assemble()
+        Builder::defaults(catalog)
     }
 
     /// Sets up a service for `catalog`; [`Builder::build`] checks every file it names.

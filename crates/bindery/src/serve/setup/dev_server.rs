@@ -8,9 +8,11 @@
 //! with debug assertions: a release binary holds none of it.
 //!
 //! An HTML entry (`index.html`) names its modules in the source HTML only: they come from the
-//! record `bindery_codegen::Frontend` writes beside Vite's build (`.vite/bindery-dev.tsv`).
+//! record `bindery_codegen::Frontend` writes beside Vite's build (`bindery_core::dev_record`).
 
 use std::fmt::Write as _;
+
+use bindery_core::dev_record::{self, Record};
 
 use crate::serve::Csp;
 use crate::serve::setup::build_error::BuildError;
@@ -18,9 +20,6 @@ use crate::{Catalog, Error};
 
 /// The variable that gives the dev server's origin.
 pub(crate) const VARIABLE: &str = "VITE_DEV_SERVER";
-
-/// The record of the front end's HTML entries, from a dev catalog's folder.
-const RECORD: &str = ".vite/bindery-dev.tsv";
 
 /// The dev server a service's entry tags load from.
 #[derive(Debug)]
@@ -31,10 +30,9 @@ pub(crate) struct DevServer {
     socket: String,
     /// The origin and Vite's `base` (the mount point, with the catalog's prefix).
     base: String,
-    /// Each HTML entry with the modules it loads, from the record.
-    entries: Vec<(String, Vec<String>)>,
-    /// Whether the front end uses React's plugin, which needs the refresh preamble.
-    react: bool,
+    /// What `Frontend::vite` recorded beside the build: each HTML entry's modules, and
+    /// whether the front end uses React's plugin, which needs the refresh preamble.
+    record: Record,
     /// The nonce Vite's client puts on the styles it injects (`<meta property="csp-nonce">`).
     nonce: String,
 }
@@ -66,32 +64,16 @@ impl DevServer {
             base: format!("{origin}{mount}/{}", catalog.prefix()),
             origin,
             socket,
-            entries: Vec::new(),
-            react: false,
+            record: Record::default(),
             nonce: nonce(),
         };
         for source in catalog.dev {
-            let record = std::path::Path::new(source.root).join(RECORD);
+            let record = std::path::Path::new(source.root).join(dev_record::PATH);
             if let Ok(text) = std::fs::read_to_string(record) {
-                server.read(&text);
+                server.record.add(&text);
             }
         }
         Ok(Some(server))
-    }
-
-    /// Takes in a record's lines: `react true`, `entry <html> <module>…` (tab-separated).
-    fn read(&mut self, record: &str) {
-        for line in record.lines().filter(|line| !line.starts_with('#')) {
-            let mut fields = line.split('\t');
-            match (fields.next(), fields.next()) {
-                (Some("react"), Some("true")) => self.react = true,
-                (Some("entry"), Some(html)) => {
-                    self.entries
-                        .push((html.to_owned(), fields.map(str::to_owned).collect()));
-                }
-                _ => {}
-            }
-        }
     }
 
     /// The modules that load `names` (checked against the manifest, as in release): an HTML
@@ -101,7 +83,8 @@ impl DevServer {
         let mut modules: Vec<&str> = Vec::new();
         for name in names {
             let loaded: Vec<&str> = if name.ends_with(".html") {
-                self.entries
+                self.record
+                    .entries
                     .iter()
                     .find(|(html, _)| html == name)
                     .map(|(_, modules)| modules.iter().map(String::as_str).collect())
@@ -120,11 +103,18 @@ impl DevServer {
         Ok(modules)
     }
 
-    /// A module's URL on the dev server.
-    fn url(&self, module: &str) -> String {
-        let path =
-            percent_encoding::utf8_percent_encode(module, crate::serve::http::path::URL_PATH);
-        format!("{}{path}", self.base)
+    /// The URLs on the dev server that load `names`: Vite's client, then each module.
+    fn urls(&self, catalog: &Catalog, names: &[&str]) -> Result<Vec<String>, Error> {
+        let modules = self.modules(catalog, names)?;
+        let module = |module: &&str| {
+            let path =
+                percent_encoding::utf8_percent_encode(module, crate::serve::http::path::URL_PATH);
+            format!("{}{path}", self.base)
+        };
+        let client = format!("{}@vite/client", self.base);
+        Ok(std::iter::once(client)
+            .chain(modules.iter().map(module))
+            .collect())
     }
 
     /// The inline module React's plugin needs before any component runs: the refresh runtime
@@ -143,17 +133,16 @@ impl DevServer {
     /// The tags that load `names` from the dev server: the nonce's `meta`, the preamble, Vite's
     /// client and the modules.
     pub(crate) fn tags(&self, catalog: &Catalog, names: &[&str]) -> Result<String, Error> {
-        let modules = self.modules(catalog, names)?;
+        let urls = self.urls(catalog, names)?;
         let mut html = format!(r#"<meta property="csp-nonce" nonce="{}">"#, self.nonce);
-        if self.react {
+        if self.record.react {
             let _ = write!(
                 html,
                 "\n<script type=\"module\">{}</script>",
                 self.preamble()
             );
         }
-        let client = format!("{}@vite/client", self.base);
-        for url in std::iter::once(client).chain(modules.iter().map(|module| self.url(module))) {
+        for url in urls {
             let _ = write!(html, "\n<script type=\"module\" src=\"{url}\"></script>");
         }
         Ok(html)
@@ -161,10 +150,9 @@ impl DevServer {
 
     /// The `Link` header value preloading Vite's client and the modules of `names`.
     pub(crate) fn link(&self, catalog: &Catalog, names: &[&str]) -> Result<String, Error> {
-        let modules = self.modules(catalog, names)?;
-        let client = format!("{}@vite/client", self.base);
-        Ok(std::iter::once(client)
-            .chain(modules.iter().map(|module| self.url(module)))
+        Ok(self
+            .urls(catalog, names)?
+            .iter()
             .map(|url| format!("<{url}>; rel=modulepreload; crossorigin"))
             .collect::<Vec<_>>()
             .join(", "))
@@ -174,6 +162,7 @@ impl DevServer {
     /// the nonce), images, fonts and fetches, and its WebSocket.
     pub(crate) fn allow(&self, policy: Csp) -> Csp {
         let preamble = self
+            .record
             .react
             .then(|| crate::serve::setup::tags::csp_hash(&self.preamble()));
         let nonce = format!("'nonce-{}'", self.nonce);

@@ -110,6 +110,19 @@ impl Builder {
             .ok_or_else(missing)
     }
 
+    /// The service with the defaults ([`ServeCatalog::new`]): nothing to check but the
+    /// variable's dev server, left out when it is no origin.
+    pub(crate) fn defaults(catalog: &'static Catalog) -> ServeCatalog {
+        let builder = Builder::new(catalog);
+        #[cfg(all(feature = "dev", debug_assertions))]
+        let builder = Builder {
+            // At the root, the default mount point.
+            dev_server: DevServer::resolve(None, catalog, "").ok().flatten(),
+            ..builder
+        };
+        builder.assemble()
+    }
+
     /// The service as set up, without checking names (what [`ServeCatalog::new`] has none of).
     pub(crate) fn assemble(self) -> ServeCatalog {
         let catalog = self.catalog;
@@ -157,16 +170,8 @@ impl Builder {
             },
             error_body: config.error_body.clone(),
         };
-        // What `build` resolved, or, from `ServeCatalog::new`, the variable's dev server.
         #[cfg(all(feature = "dev", debug_assertions))]
-        let dev_server = self
-            .dev_server
-            .or_else(|| {
-                DevServer::resolve(None, catalog, &config.mount)
-                    .ok()
-                    .flatten()
-            })
-            .map(Arc::new);
+        let dev_server = self.dev_server.map(Arc::new);
         let mut site = Site {
             catalog,
             prepared,
