@@ -111,6 +111,8 @@ impl Server {
         tokio::spawn(Clock::run(Arc::downgrade(&clock)));
         let builder = protocol.builder();
         let mut shutdown = shutdown.unwrap_or_else(|| Box::pin(super::shutdown_signal()));
+        // Connections closed to make room whose sockets may still be open.
+        let mut leaving: Vec<Arc<Activity>> = Vec::new();
         while let Some((stream, peer)) = next_connection(&listener, &mut shutdown).await {
             let activity = Activity::new(&clock);
             let mut slot = match slots.take(peer.ip(), &activity) {
@@ -137,7 +139,8 @@ impl Server {
                 activity,
             };
             spawn(connection, stream, slot, zero_copy);
-            made_room(evicted).await;
+            leaving.extend(evicted);
+            made_room(&mut leaving).await;
         }
         drop(listener);
         drain(&slots, shutdown_grace).await;
@@ -357,17 +360,34 @@ async fn watch(
     }
 }
 
-/// How long the accept loop waits for a connection closed to make room to let its socket go.
-const ROOM_WAIT: Duration = Duration::from_millis(100);
+/// The longest one accept waits for the connections closed to make room to let their sockets
+/// go: they go as soon as their tasks run, so this bounds only a task that never runs again.
+const ROOM_WAIT: Duration = Duration::from_secs(2);
 
-/// Waits (up to [`ROOM_WAIT`] each) for the sockets of the connections closed to make room to
-/// be gone before the next accept: their tasks close them when they next run, and a burst of
-/// newcomers accepted before would hold more descriptors than the cap, each a victim's. Not for
-/// an upgraded connection: the application holding it lets go in its own time.
-async fn made_room(evicted: Vec<Arc<Activity>>) {
-    if cfg!(unix) {
-        for activity in evicted.iter().filter(|activity| !activity.is_upgraded()) {
-            let _ = tokio::time::timeout(ROOM_WAIT, activity.socket_dropped()).await;
+/// Waits, before the next accept, until every connection closed to make room has let its
+/// socket go (their tasks close them when they next run): a burst of newcomers accepted before
+/// would hold more descriptors than the cap, each a victim's. The ones still open are kept
+/// across accepts, so a victim whose task waits longer is still waited for at the next one
+/// (under CPU starvation, a wait of its own per victim let them pile up past the cap); after
+/// [`ROOM_WAIT`] without all of them gone, they are given up. Not for an upgraded connection:
+/// the application holding it lets go in its own time.
+async fn made_room(leaving: &mut Vec<Arc<Activity>>) {
+    if !cfg!(unix) {
+        leaving.clear();
+        return;
+    }
+    let deadline = tokio::time::Instant::now() + ROOM_WAIT;
+    loop {
+        leaving.retain(|activity| !activity.is_upgraded() && activity.has_socket());
+        let Some(oldest) = leaving.first() else {
+            return;
+        };
+        if tokio::time::timeout_at(deadline, oldest.socket_dropped())
+            .await
+            .is_err()
+        {
+            leaving.clear();
+            return;
         }
     }
 }
